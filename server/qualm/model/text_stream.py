@@ -1,0 +1,118 @@
+"""Turns a stream of token byte pieces into text with exact character offsets and stop strings.
+
+Byte-level BPE tokens can split a UTF-8 character; a record's text is what its bytes complete.
+Stop strings (the closing code fence) may arrive across several tokens, so records that might
+still be cut are held back until they are certain: streamed records are final, never revised.
+"""
+
+from __future__ import annotations
+
+import codecs
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
+
+from ..trace import Alternative, TokenRecord
+
+
+@dataclass(frozen=True)
+class TokenStats:
+    token_id: int
+    entropy: float
+    prob: float
+    alternatives: tuple[Alternative, ...]
+
+
+class TextStream:
+    def __init__(self, stop: Sequence[str] = (), on_token: Callable[[TokenRecord], None] | None = None):
+        self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        self._stop = tuple(s for s in stop if s)
+        self._on_token = on_token
+        self._text = ""
+        self._length = 0
+        self._records: list[TokenRecord] = []
+        self._emitted = 0
+        self.stopped = False
+
+    @property
+    def text(self) -> str:
+        return self._text
+
+    @property
+    def records(self) -> tuple[TokenRecord, ...]:
+        return tuple(self._records)
+
+    def push(self, piece: bytes, stats: TokenStats) -> bool:
+        """Add one token; returns True when a stop string has ended the text."""
+        chunk = self._decoder.decode(piece)
+        start = self._length
+        self._text += chunk
+        self._length += len(chunk)
+        self._records.append(
+            TokenRecord(
+                index=len(self._records),
+                token_id=stats.token_id,
+                text=chunk,
+                start=start,
+                end=self._length,
+                entropy=stats.entropy,
+                prob=stats.prob,
+                alternatives=stats.alternatives,
+            )
+        )
+        if self._stop and self._cut_at_stop(start):
+            self.stopped = True
+            self._emit(self._length)
+            return True
+        self._emit(self._length - self._held_back())
+        return False
+
+    def finish(self) -> None:
+        """End of generation: flush undecodable trailing bytes and every held record."""
+        tail = self._decoder.decode(b"", final=True)
+        if tail and self._records:
+            last = self._records[-1]
+            self._records[-1] = replace(last, text=last.text + tail, end=last.end + len(tail))
+            self._text += tail
+            self._length += len(tail)
+        self._emit(self._length)
+
+    def _cut_at_stop(self, new_start: int) -> bool:
+        text = self.text
+        longest = max(len(s) for s in self._stop)
+        search_from = max(0, new_start - longest + 1)
+        hits = [i for s in self._stop if (i := text.find(s, search_from)) >= 0]
+        if not hits:
+            return False
+        cut = min(hits)
+        kept: list[TokenRecord] = []
+        for rec in self._records:
+            if rec.start >= cut and rec.end > rec.start:
+                break
+            if rec.start >= cut:  # an empty partial-character record after the cut
+                break
+            if rec.end > cut:
+                rec = replace(rec, text=rec.text[: cut - rec.start], end=cut)
+            kept.append(rec)
+        self._records = kept
+        self._text = text[:cut]
+        self._length = cut
+        return True
+
+    def _held_back(self) -> int:
+        """Characters at the end that could be the start of a stop string."""
+        if not self._stop:
+            return 0
+        text = self.text
+        held = 0
+        for s in self._stop:
+            for n in range(min(len(s) - 1, len(text)), 0, -1):
+                if text.endswith(s[:n]):
+                    held = max(held, n)
+                    break
+        return held
+
+    def _emit(self, safe_end: int) -> None:
+        while self._emitted < len(self._records) and self._records[self._emitted].end <= safe_end:
+            if self._on_token is not None:
+                self._on_token(self._records[self._emitted])
+            self._emitted += 1

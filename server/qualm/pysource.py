@@ -1,0 +1,104 @@
+"""Functions in a Python source file: where they are, their problem description, their body.
+
+The *problem description* is what the paper gives the model: the file's imports, then the
+function's signature and docstring. The *candidate* is the function's own source.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+
+
+class SourceError(ValueError):
+    """The source does not parse, or a named function is not in it."""
+
+
+@dataclass(frozen=True)
+class FunctionSource:
+    name: str  # qualified: "Class.method" for methods
+    line: int  # 1-based line of ``def`` (decorators above it are not part of the function here)
+    end_line: int
+    col: int
+    source: str  # the function's text, dedented
+    header: str  # signature and docstring, dedented
+    body_offset: int  # character offset in ``source`` where the body after the docstring starts
+    imports: str  # the file's top-level import statements
+
+    @property
+    def problem_description(self) -> str:
+        parts = [self.imports, self.header.rstrip() + "\n"] if self.imports else [self.header.rstrip() + "\n"]
+        return "\n".join(parts)
+
+
+def parse_module(text: str, filename: str = "<source>") -> ast.Module:
+    try:
+        return ast.parse(text, filename=filename)
+    except SyntaxError as exc:
+        where = f"{filename}:{exc.lineno}" if exc.lineno else filename
+        raise SourceError(f"{where}: the file does not parse: {exc.msg}") from exc
+
+
+def module_imports(tree: ast.Module, lines: list[str]) -> str:
+    out = []
+    for node in tree.body:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.append("".join(lines[node.lineno - 1 : node.end_lineno]).rstrip("\n"))
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def functions_in(text: str, filename: str = "<source>") -> list[FunctionSource]:
+    tree = parse_module(text, filename)
+    lines = text.splitlines(keepends=True)
+    imports = module_imports(tree, lines)
+    found: list[FunctionSource] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.append(_function(node, prefix + node.name, lines, imports))
+                visit(node.body, prefix + node.name + ".")
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, prefix + node.name + ".")
+
+    visit(tree.body, "")
+    return found
+
+
+def find_function(text: str, name: str, filename: str = "<source>") -> FunctionSource:
+    functions = functions_in(text, filename)
+    for fn in functions:
+        if fn.name == name:
+            return fn
+    matches = [fn for fn in functions if fn.name.split(".")[-1] == name]
+    if len(matches) == 1:
+        return matches[0]
+    known = ", ".join(fn.name for fn in functions) or "none"
+    if len(matches) > 1:
+        raise SourceError(f"{filename}: '{name}' is ambiguous; use one of {', '.join(m.name for m in matches)}")
+    raise SourceError(f"{filename}: no function named '{name}' (functions here: {known})")
+
+
+def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, lines: list[str], imports: str) -> FunctionSource:
+    start, end = node.lineno, node.end_lineno or node.lineno
+    source = textwrap.dedent("".join(lines[start - 1 : end]))
+    # The header ends after the docstring if there is one, else after the signature.
+    first = node.body[0]
+    has_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+    header_end = (first.end_lineno or start) if has_doc else max(start, first.lineno - 1)
+    # The def line has the smallest indentation of the function, so dedenting the header
+    # removes the same margin as dedenting the whole: the header is a prefix of the source.
+    header = textwrap.dedent("".join(lines[start - 1 : header_end]))
+    if not header.endswith("\n"):
+        header += "\n"
+    return FunctionSource(
+        name=name,
+        line=start,
+        end_line=end,
+        col=node.col_offset,
+        source=source,
+        header=header,
+        body_offset=len(header) if source.startswith(header) else 0,
+        imports=imports,
+    )

@@ -1,0 +1,114 @@
+"""qualm's settings: one typed place, defaults taken from the paper's hyperparameters.
+
+The CLI, the language server and the tests all build a :class:`Settings`; nothing else in
+the engine reads configuration from the environment or from globals.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, is_dataclass, replace
+from typing import Any, Mapping
+
+
+def default_threads() -> int:
+    """Cores this process may run on (llama.cpp's own default is half of them)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class ModelSettings:
+    # None means the default model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, assembled in the cache).
+    path: str | None = None
+    n_gpu_layers: int = 0  # -1 offloads every layer; needs a CUDA/Metal build of llama-cpp-python
+    n_threads: int | None = None  # None: every core this process may use
+    n_ctx: int = 4096
+    n_batch: int = 512
+    # llama.cpp's extra CPU buffer types (weight repacking, AMX). "auto" turns them off only
+    # when the build contains the AMX path, which segfaults on some CPUs (llama.cpp issue 20824).
+    cpu_extra_buffers: str = "auto"  # "auto" | "on" | "off"
+
+    def threads(self) -> int:
+        return self.n_threads if self.n_threads and self.n_threads > 0 else default_threads()
+
+
+@dataclass(frozen=True)
+class GenerationSettings:
+    max_tokens: int = 1024  # the paper's code-generation budget
+    seed: int = 42  # the paper's seed
+    top_alternatives: int = 5
+
+
+@dataclass(frozen=True)
+class LexicalSettings:
+    top_k: int = 5  # K of the Top-K entropy (the paper's default)
+    # Token entropy thresholds in nats for the display levels low / medium / high.
+    # A token below the first is "confident". See README "Uncertainty levels".
+    level_thresholds: tuple[float, float, float] = (0.5, 1.0, 2.0)
+
+
+@dataclass(frozen=True)
+class Settings:
+    model: ModelSettings = field(default_factory=ModelSettings)
+    generation: GenerationSettings = field(default_factory=GenerationSettings)
+    lexical: LexicalSettings = field(default_factory=LexicalSettings)
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> "Settings":
+        """Build settings from nested plain data (JSON from an LSP client, a config file).
+
+        Unknown keys are rejected with a message naming them, so a typo is never silently ignored.
+        """
+        return _merge(cls(), data or {}, "qualm")
+
+    def with_overrides(self, **sections: Mapping[str, Any]) -> "Settings":
+        return _merge(self, sections, "qualm")
+
+
+def _merge(obj: Any, data: Mapping[str, Any], where: str) -> Any:
+    if not isinstance(data, Mapping):
+        raise SettingsError(f"{where} must be an object, got {type(data).__name__}")
+    known = {f.name: f for f in fields(obj)}
+    changes: dict[str, Any] = {}
+    for key, value in data.items():
+        if key not in known:
+            raise SettingsError(f"unknown setting {where}.{key}")
+        current = getattr(obj, key)
+        if is_dataclass(current):
+            changes[key] = _merge(current, value, f"{where}.{key}")
+        else:
+            changes[key] = _coerce(current, value, f"{where}.{key}")
+    return replace(obj, **changes)
+
+
+def _coerce(current: Any, value: Any, where: str) -> Any:
+    if value is None:
+        return None
+    if isinstance(current, tuple):
+        if not isinstance(value, (list, tuple)) or len(value) != len(current):
+            raise SettingsError(f"{where} must be a list of {len(current)} numbers")
+        return tuple(float(v) for v in value)
+    if isinstance(current, bool):
+        if not isinstance(value, bool):
+            raise SettingsError(f"{where} must be true or false")
+        return value
+    if isinstance(current, int) or (current is None and isinstance(value, int)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or int(value) != value:
+            raise SettingsError(f"{where} must be an integer")
+        return int(value)
+    if isinstance(current, float):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise SettingsError(f"{where} must be a number")
+        return float(value)
+    if isinstance(current, str) or current is None:
+        if not isinstance(value, str):
+            raise SettingsError(f"{where} must be a string")
+        return value
+    return value
+
+
+class SettingsError(ValueError):
+    """A setting has an unknown name or a value of the wrong type."""

@@ -1,0 +1,1 @@
+"""Uncertainty signals computed from model traces (lexical now; algorithmic and functional later)."""

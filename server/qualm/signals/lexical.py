@@ -1,0 +1,86 @@
+"""Lexical uncertainty: aggregates of per-token entropy and probability over a trace.
+
+Every score is oriented so that larger means more uncertain:
+
+* ``top_k_entropy``   mean of the K largest token entropies (the paper's signal, K=5);
+                      with fewer than K tokens, the mean of all of them
+* ``max_entropy``     the largest token entropy (Top-K with K=1)
+* ``mean_entropy``    mean token entropy
+* ``mean_probability``  mean over tokens of (1 - p), p the chosen token's probability
+* ``max_probability``   max over tokens of (1 - p) = 1 - the smallest chosen-token probability
+
+Each is computed on all tokens, on code tokens only, and on comment tokens only (comments and
+docstrings); a scope with no tokens gives ``None``, never a number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..scopes import annotate_scopes
+from ..trace import TokenRecord, Trace
+
+SCOPES = ("all", "code", "comment")
+
+
+@dataclass(frozen=True)
+class LexicalScores:
+    scope: str
+    n_tokens: int
+    k: int
+    top_k_entropy: float | None
+    max_entropy: float | None
+    mean_entropy: float | None
+    mean_probability: float | None
+    max_probability: float | None
+
+
+@dataclass(frozen=True)
+class LexicalReport:
+    all: LexicalScores
+    code: LexicalScores
+    comment: LexicalScores
+
+    @property
+    def score(self) -> float | None:
+        """The lexical axis: Top-K entropy over all generated tokens, as in the paper."""
+        return self.all.top_k_entropy
+
+
+def top_k_mean(values: np.ndarray, k: int) -> float:
+    if k < 1:
+        raise ValueError("k must be at least 1")
+    if values.size == 0:
+        raise ValueError("no values")
+    k = min(k, values.size)
+    return float(np.mean(np.partition(values, values.size - k)[values.size - k :]))
+
+
+def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope: str = "all") -> LexicalScores:
+    if not tokens:
+        return LexicalScores(scope, 0, k, None, None, None, None, None)
+    h = np.array([t.entropy for t in tokens], dtype=np.float64)
+    q = 1.0 - np.array([t.prob for t in tokens], dtype=np.float64)
+    return LexicalScores(
+        scope=scope,
+        n_tokens=len(tokens),
+        k=k,
+        top_k_entropy=top_k_mean(h, k),
+        max_entropy=float(h.max()),
+        mean_entropy=float(h.mean()),
+        mean_probability=float(q.mean()),
+        max_probability=float(q.max()),
+    )
+
+
+def lexical_report(trace: Trace, k: int = 5) -> LexicalReport:
+    tokens = trace.tokens if all(t.scope for t in trace.tokens) else annotate_scopes(trace).tokens
+    code = [t for t in tokens if t.scope == "code"]
+    comment = [t for t in tokens if t.scope in ("comment", "docstring")]
+    return LexicalReport(
+        all=scores_of(tokens, k, "all"),
+        code=scores_of(code, k, "code"),
+        comment=scores_of(comment, k, "comment"),
+    )

@@ -1,0 +1,83 @@
+"""The model trace: what the model wrote, token by token, with its uncertainty.
+
+This is the one schema that the CLI prints as JSON, the language server sends and the
+evaluation caches (README, "Trace JSON").
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+Scope = Literal["code", "comment", "docstring"]
+Mode = Literal["greedy", "sampled", "scored"]
+StopReason = Literal["fence", "eos", "length", "cancelled", "end_of_text"]
+
+
+@dataclass(frozen=True)
+class Alternative:
+    token_id: int
+    text: str
+    prob: float
+
+
+@dataclass(frozen=True)
+class TokenRecord:
+    """One generated (or teacher-forced) token.
+
+    ``start``/``end`` are character offsets into :attr:`Trace.text`; concatenating the
+    ``text`` of all records in order rebuilds ``Trace.text`` exactly. A token that carries only
+    part of a multi-byte character has empty ``text`` and ``start == end``; the character lands
+    on the token that completes it.
+    ``entropy`` is the Shannon entropy (nats) of the full next-token distribution at
+    temperature 1; ``prob`` is the chosen token's probability under that distribution.
+    """
+
+    index: int
+    token_id: int
+    text: str
+    start: int
+    end: int
+    entropy: float
+    prob: float
+    alternatives: tuple[Alternative, ...]
+    scope: Scope | None = None
+
+
+@dataclass(frozen=True)
+class Trace:
+    text: str
+    tokens: tuple[TokenRecord, ...]
+    model: str
+    mode: Mode
+    prompt: str = ""
+    prompt_tokens: int = 0
+    vocab_size: int = 0
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int | None = None
+    stop_reason: StopReason = "end_of_text"
+    seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def entropies(self) -> list[float]:
+        return [t.entropy for t in self.tokens]
+
+    def with_tokens(self, tokens: tuple[TokenRecord, ...]) -> "Trace":
+        return replace(self, tokens=tokens)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Trace":
+        tokens = tuple(
+            TokenRecord(
+                **{
+                    **t,
+                    "alternatives": tuple(Alternative(**a) for a in t.get("alternatives", ())),
+                }
+            )
+            for t in data.get("tokens", ())
+        )
+        return cls(**{**data, "tokens": tokens})

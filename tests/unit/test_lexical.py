@@ -1,0 +1,55 @@
+import math
+
+import numpy as np
+import pytest
+
+from qualm.signals.lexical import lexical_report, scores_of, top_k_mean
+from qualm.trace import TokenRecord, Trace
+
+
+def rec(i, text, start, entropy, prob):
+    return TokenRecord(index=i, token_id=i, text=text, start=start, end=start + len(text), entropy=entropy, prob=prob, alternatives=())
+
+
+def test_top_k_mean_takes_the_k_largest():
+    values = np.array([0.1, 5.0, 0.2, 3.0, 4.0, 0.3, 2.0])
+    assert top_k_mean(values, 1) == 5.0
+    assert top_k_mean(values, 3) == pytest.approx(4.0)
+    assert top_k_mean(values, 5) == pytest.approx((5 + 4 + 3 + 2 + 0.3) / 5)
+    # fewer values than K: the mean of all of them
+    assert top_k_mean(np.array([1.0, 3.0]), 5) == 2.0
+    with pytest.raises(ValueError):
+        top_k_mean(values, 0)
+
+
+def test_scores_are_oriented_larger_is_more_uncertain():
+    toks = [rec(0, "a", 0, 0.5, 0.9), rec(1, "b", 1, 2.0, 0.4), rec(2, "c", 2, 0.1, 0.99)]
+    s = scores_of(toks, k=2)
+    assert s.top_k_entropy == pytest.approx(1.25)
+    assert s.max_entropy == 2.0
+    assert s.mean_entropy == pytest.approx(2.6 / 3)
+    assert s.mean_probability == pytest.approx(((1 - 0.9) + (1 - 0.4) + (1 - 0.99)) / 3)
+    assert s.max_probability == pytest.approx(0.6)
+
+
+def test_empty_scope_gives_none():
+    s = scores_of([], k=5)
+    assert s.n_tokens == 0 and s.top_k_entropy is None and s.max_probability is None
+
+
+def test_report_splits_code_and_comments():
+    text = "x = 1  # set x\n"
+    pieces = ["x", " =", " ", "1", "  #", " set", " x", "\n"]
+    ent = [0.1, 0.2, 0.3, 0.4, 1.5, 2.5, 3.5, 0.05]
+    toks, pos = [], 0
+    for i, (p, e) in enumerate(zip(pieces, ent)):
+        toks.append(rec(i, p, pos, e, 0.5))
+        pos += len(p)
+    assert "".join(pieces) == text
+    report = lexical_report(Trace(text=text, tokens=tuple(toks), model="m", mode="greedy"), k=2)
+    assert report.comment.n_tokens == 3
+    assert report.comment.max_entropy == 3.5
+    assert report.code.n_tokens == 5
+    assert report.code.max_entropy == pytest.approx(0.4)
+    assert report.score == report.all.top_k_entropy == pytest.approx(3.0)
+    assert math.isclose(report.all.mean_entropy, sum(ent) / len(ent))
