@@ -49,13 +49,14 @@ class EntropyMeter:
         s = np.subtract(logits, np.float32(m), out=self._shifted, dtype=np.float32)
         e = np.exp(s, out=self._exp)
         z = float(np.add.reduce(e, dtype=np.float64))
-        if np.isneginf(s).any():
-            # -inf * 0 would give nan: masked-out tokens contribute nothing to the sum.
-            finite = np.isfinite(s)
-            weighted = float(np.dot(e[finite].astype(np.float64), s[finite].astype(np.float64)))
-        else:
+        with np.errstate(invalid="ignore"):  # -inf * 0 is handled below
             np.multiply(e, s, out=s)  # reuse the buffer: s now holds e*s
-            weighted = float(np.add.reduce(s, dtype=np.float64))
+        weighted = float(np.add.reduce(s, dtype=np.float64))
+        if not math.isfinite(weighted):
+            # Masked-out tokens (-inf logits) give -inf * 0 = nan; they contribute nothing.
+            s = logits.astype(np.float64) - m
+            finite = np.isfinite(s)
+            weighted = float(np.dot(e[finite], s[finite]))
         log_z = math.log(z)
         entropy = max(0.0, log_z - weighted / z)
         ids, probs = self._top(logits, top, m, log_z)

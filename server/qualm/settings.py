@@ -30,6 +30,9 @@ class ModelSettings:
     # llama.cpp's extra CPU buffer types (weight repacking, AMX). "auto" turns them off only
     # when the build contains the AMX path, which segfaults on some CPUs (llama.cpp issue 20824).
     cpu_extra_buffers: str = "auto"  # "auto" | "on" | "off"
+    # Tokens per decode step when scoring existing code. 1 reproduces generation's entropies exactly;
+    # up to 64 is about twice as fast but shifts entropies by up to ~0.1 nats (batched kernels).
+    score_batch: int = 1
 
     def threads(self) -> int:
         return self.n_threads if self.n_threads and self.n_threads > 0 else default_threads()

@@ -40,12 +40,14 @@ def highlighted(trace: Trace, thresholds: tuple[float, float, float], start: int
     return out
 
 
-def uncertain_tokens_table(tokens: list[TokenRecord] | tuple[TokenRecord, ...], text: str, limit: int, thresholds) -> Table:
+def uncertain_tokens_table(
+    tokens: list[TokenRecord] | tuple[TokenRecord, ...], text: str, limit: int, thresholds, first_line: int = 1
+) -> Table:
     table = Table(title=f"most uncertain tokens (top {limit})", title_justify="left")
     for col in ("line", "token", "entropy", "p", "level", "alternatives (probability)"):
         table.add_column(col, justify="right" if col in ("line", "entropy", "p") else "left")
     for rec in sorted(tokens, key=lambda t: -t.entropy)[:limit]:
-        line = text.count("\n", 0, rec.start) + 1
+        line = text.count("\n", 0, rec.start) + first_line
         alts = ", ".join(f"{a.text!r} {a.prob:.2f}" for a in rec.alternatives)
         level = level_of(rec.entropy, thresholds)
         table.add_row(str(line), repr(rec.text), f"{rec.entropy:.3f}", f"{rec.prob:.3f}", Text(level, style=LEVEL_STYLES[level]), alts)

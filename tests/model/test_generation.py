@@ -1,0 +1,129 @@
+"""The real default model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M) on a short HumanEval prompt."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from qualm import engine, prompts
+from qualm.model import CancelToken, GenerationOptions
+from qualm.model.files import DEFAULT_MODEL
+
+pytestmark = pytest.mark.model
+
+SHORT = "HumanEval/23"  # strlen: a solution of a few dozen tokens
+
+
+@pytest.fixture(scope="module")
+def prompt(humaneval):
+    return prompts.code_generation(humaneval[SHORT]["prompt"])
+
+
+@pytest.fixture(scope="module")
+def greedy(backend, prompt):
+    streamed = []
+    trace = backend.generate(prompt, GenerationOptions(max_tokens=160), on_token=streamed.append)
+    return trace, streamed
+
+
+def test_default_model_is_the_expected_file(backend):
+    info = backend.info
+    assert info.name == DEFAULT_MODEL.display_name
+    assert info.size_bytes == DEFAULT_MODEL.size
+    assert info.vocab_size == 151_936
+
+
+def test_generates_a_solution_that_stops_at_the_fence(greedy):
+    trace, _ = greedy
+    assert trace.stop_reason == "fence"
+    assert "def strlen" in trace.text and "```" not in trace.text
+    assert trace.mode == "greedy" and trace.prompt.endswith(prompts.CODE_GENERATION_PREFILL)
+
+
+def test_one_record_per_generated_token_streamed_once_in_order(backend, greedy):
+    trace, streamed = greedy
+    assert len(trace.tokens) > 5
+    assert [r.index for r in trace.tokens] == list(range(len(trace.tokens)))
+    assert streamed == list(trace.tokens)
+    # the tokens' own bytes spell the text (the last one may be cut at the closing fence)
+    spelled = b"".join(backend.piece(r.token_id) for r in trace.tokens).decode()
+    assert spelled.startswith(trace.text)
+    rest = spelled[len(trace.text) :]
+    assert rest == "" or rest[0] == "`"
+
+
+def test_offsets_rebuild_the_text_exactly(greedy):
+    trace, _ = greedy
+    assert "".join(r.text for r in trace.tokens) == trace.text
+    pos = 0
+    for r in trace.tokens:
+        assert r.start == pos and r.end == pos + len(r.text)
+        assert trace.text[r.start : r.end] == r.text
+        pos = r.end
+    assert pos == len(trace.text)
+
+
+def test_entropies_and_probabilities_are_in_range(greedy):
+    trace, _ = greedy
+    log_v = math.log(trace.vocab_size)
+    for r in trace.tokens:
+        assert 0.0 <= r.entropy <= log_v
+        assert 0.0 < r.prob <= 1.0
+        assert len(r.alternatives) == 5
+        probs = [a.prob for a in r.alternatives]
+        assert probs == sorted(probs, reverse=True) and sum(probs) <= 1.0 + 1e-6
+        # greedy: the chosen token is the most probable one
+        assert r.alternatives[0].token_id == r.token_id and r.prob == pytest.approx(probs[0])
+
+
+def test_two_greedy_runs_give_identical_traces(backend, prompt, greedy):
+    trace, _ = greedy
+    again = backend.generate(prompt, GenerationOptions(max_tokens=160))
+    assert again.text == trace.text
+    assert again.tokens == trace.tokens
+
+
+def test_teacher_forced_scoring_reproduces_the_greedy_entropies(backend, prompt, greedy):
+    trace, _ = greedy
+    scored = backend.score(prompt, trace.text)
+    assert scored.mode == "scored" and scored.text == trace.text
+    assert [r.token_id for r in scored.tokens] == [r.token_id for r in trace.tokens]
+    for g, s in zip(trace.tokens, scored.tokens):
+        assert s.entropy == pytest.approx(g.entropy, abs=1e-3)
+        assert s.prob == pytest.approx(g.prob, abs=1e-3)
+        assert (s.start, s.end) == (g.start, g.end)
+
+
+def test_seeded_sampling_is_reproducible(backend, prompt):
+    opts = GenerationOptions(max_tokens=40, temperature=0.8, top_p=0.95, seed=7)
+    a = backend.generate(prompt, opts)
+    b = backend.generate(prompt, opts)
+    assert a.mode == "sampled" and a.seed == 7
+    assert a.text == b.text and a.tokens == b.tokens
+    for r in a.tokens:  # a sampled token need not be the top one; its probability is still reported
+        assert 0.0 < r.prob <= 1.0
+
+
+def test_cancellation_stops_between_tokens(backend, prompt):
+    cancel = CancelToken()
+    seen = []
+
+    def on_token(record):
+        seen.append(record)
+        if len(seen) == 3:
+            cancel.cancel()
+
+    trace = backend.generate(prompt, GenerationOptions(max_tokens=160), on_token=on_token, cancel=cancel)
+    assert trace.stop_reason == "cancelled"
+    assert 3 <= len(trace.tokens) <= 4  # held-back fence characters may hold one record
+
+
+def test_engine_generation_annotates_scopes(backend, humaneval, settings):
+    trace = engine.generate_solution(backend, humaneval[SHORT]["prompt"], settings, GenerationOptions(max_tokens=160))
+    scopes = {r.scope for r in trace.tokens}
+    assert "code" in scopes and scopes <= {"code", "comment", "docstring"}
+    report = engine.lexical_report(trace, 5)
+    assert report.all.n_tokens == len(trace.tokens)
+    assert report.code.n_tokens + report.comment.n_tokens == len(trace.tokens)
+    assert report.score == report.all.top_k_entropy and report.score > 0
