@@ -14,7 +14,7 @@ import numpy as np
 
 # Tokens more than this many nats below the best logit have probability below e^-20 (2e-9)
 # relative to the best: they can only be among the top-k when fewer than k tokens are closer.
-_CANDIDATE_MARGIN = 20.0
+CANDIDATE_MARGIN = 20.0
 
 
 @dataclass(frozen=True)
@@ -24,6 +24,7 @@ class Distribution:
     top_probs: np.ndarray
     log_z: float  # log partition function relative to the max logit
     max_logit: float
+    candidates: np.ndarray  # token ids within CANDIDATE_MARGIN nats of the best (or all of them)
 
     def prob_of(self, logits: np.ndarray, token_id: int) -> float:
         return math.exp(float(logits[token_id]) - self.max_logit - self.log_z)
@@ -59,15 +60,15 @@ class EntropyMeter:
             weighted = float(np.dot(e[finite], s[finite]))
         log_z = math.log(z)
         entropy = max(0.0, log_z - weighted / z)
-        ids, probs = self._top(logits, top, m, log_z)
-        return Distribution(entropy=entropy, top_ids=ids, top_probs=probs, log_z=log_z, max_logit=m)
+        candidates = np.flatnonzero(logits >= np.float32(m - CANDIDATE_MARGIN))
+        ids, probs = self._top(logits, top, m, log_z, candidates)
+        return Distribution(entropy=entropy, top_ids=ids, top_probs=probs, log_z=log_z, max_logit=m, candidates=candidates)
 
-    def _top(self, logits: np.ndarray, best: int, m: float, log_z: float) -> tuple[np.ndarray, np.ndarray]:
+    def _top(self, logits: np.ndarray, best: int, m: float, log_z: float, candidates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         k = min(self.top_k, self.vocab_size)
         if k <= 1:
             ids = np.array([best], dtype=np.int64)[:k]
         else:
-            candidates = np.flatnonzero(logits >= np.float32(m - _CANDIDATE_MARGIN))
             if candidates.size < k:
                 candidates = np.arange(self.vocab_size)
             vals = logits[candidates]
@@ -84,3 +85,24 @@ class EntropyMeter:
 def entropy_of_logits(logits: np.ndarray) -> float:
     """Convenience for one-off use (tests, scoring): the entropy in nats."""
     return EntropyMeter(int(logits.shape[0]), top_k=1).measure(np.asarray(logits, dtype=np.float32)).entropy
+
+
+def sample_top_p(logits: np.ndarray, d: Distribution, temperature: float, top_p: float, rng: np.random.Generator) -> int:
+    """Temperature, then nucleus (top-p), then a draw: the paper's (vLLM's) sampling order.
+
+    Works on the candidate set of ``d``: for temperature <= 1 every token outside it has weight
+    below e^-20 of the best, at most 2e-6 of the mass over a 152k vocabulary, so the nucleus is
+    the same as over the full vocabulary. Hotter sampling widens the set accordingly.
+    """
+    if temperature > 1.0:
+        ids = np.flatnonzero(logits >= np.float32(d.max_logit - CANDIDATE_MARGIN * temperature))
+    else:
+        ids = d.candidates
+    z = (logits[ids].astype(np.float64) - d.max_logit) / temperature
+    order = np.argsort(-z, kind="stable")
+    ids, w = ids[order], np.exp(z[order])
+    if top_p < 1.0:
+        cum = np.cumsum(w) / w.sum()
+        keep = int(np.searchsorted(cum, top_p, side="left")) + 1  # the token that crosses top_p stays
+        ids, w = ids[:keep], w[:keep]
+    return int(ids[rng.choice(w.size, p=w / w.sum())]) if w.size > 1 else int(ids[0])

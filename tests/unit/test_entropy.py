@@ -70,3 +70,36 @@ def test_meter_reuse_does_not_leak_state():
 def test_wrong_shape_is_rejected():
     with pytest.raises(ValueError):
         EntropyMeter(10).measure(np.zeros(11, dtype=np.float32))
+
+
+def test_top_p_sampling_draws_only_from_the_nucleus_with_the_right_frequencies():
+    from qualm.entropy import sample_top_p
+
+    logits = np.full(1000, -30.0, dtype=np.float32)
+    logits[:4] = np.log(np.array([0.5, 0.3, 0.15, 0.05])).astype(np.float32)
+    d = EntropyMeter(1000, 5).measure(logits)
+    rng = np.random.default_rng(0)
+    # T = 1, top_p = 0.9: the nucleus is {0, 1, 2} (0.5 + 0.3 < 0.9 <= 0.95); token 3 is never drawn
+    draws = np.array([sample_top_p(logits, d, 1.0, 0.9, rng) for _ in range(20000)])
+    assert set(np.unique(draws)) == {0, 1, 2}
+    freq = np.bincount(draws, minlength=3)[:3] / draws.size
+    np.testing.assert_allclose(freq, np.array([0.5, 0.3, 0.15]) / 0.95, atol=0.015)
+    # a tiny top_p keeps only the best token; a seed gives the same draws again
+    assert {sample_top_p(logits, d, 0.8, 0.01, rng) for _ in range(50)} == {0}
+    a = [sample_top_p(logits, d, 0.8, 0.95, np.random.default_rng(7)) for _ in range(5)]
+    b = [sample_top_p(logits, d, 0.8, 0.95, np.random.default_rng(7)) for _ in range(5)]
+    assert a == b
+
+
+def test_temperature_sharpens_the_sampled_distribution():
+    from qualm.entropy import sample_top_p
+
+    logits = np.zeros(100, dtype=np.float32)
+    logits[0] = 1.0
+    d = EntropyMeter(100, 5).measure(logits)
+    rng = np.random.default_rng(1)
+    cold = np.mean([sample_top_p(logits, d, 0.2, 1.0, rng) == 0 for _ in range(3000)])
+    hot = np.mean([sample_top_p(logits, d, 2.0, 1.0, rng) == 0 for _ in range(3000)])
+    p_cold = np.exp(5) / (np.exp(5) + 99)
+    p_hot = np.exp(0.5) / (np.exp(0.5) + 99)
+    assert abs(cold - p_cold) < 0.03 and abs(hot - p_hot) < 0.01
