@@ -1,0 +1,119 @@
+"""How the runner is isolated: bubblewrap namespaces where available, resource limits always.
+
+bubblewrap (Debian package ``bubblewrap``) gives the runner its own PID, network, IPC and UTS
+namespaces, an empty /tmp, a read-only view of the Python installation and system libraries and
+nothing else of the file system, and one writable folder (the per-run working folder, mounted at
+/work). As root, bubblewrap runs without a user namespace and the runner drops each test to the
+``nobody`` user: root ignores RLIMIT_NPROC (so a fork bomb would be unbounded) and could signal
+the runner. As a normal user, bubblewrap adds a user namespace, in which the process limit counts
+only the sandbox's processes.
+
+Without bubblewrap, qualm falls back to limits alone and says so: resource limits, a scrubbed
+environment, a temporary working folder and HOME; no network or file-system isolation.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+_INSIDE = "/qualm-sandbox"  # where the runner and the working folder appear inside the sandbox
+_SYSTEM_DIRS = ("/usr", "/bin", "/lib", "/lib64", "/lib32", "/sbin")
+_BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONHASHSEED": "0"}
+
+
+class SandboxUnavailable(RuntimeError):
+    """The requested isolation mode cannot run on this machine."""
+
+
+@dataclass(frozen=True)
+class Isolation:
+    name: str  # "bubblewrap" | "limits"
+    note: str
+    drop_privileges: bool
+    bwrap: str | None = None
+    user_namespace: bool = False
+
+    def command(self, python: str, runner: Path, work: Path) -> tuple[list[str], str, dict[str, str]]:
+        """The command line, working folder and environment that start the runner."""
+        if self.bwrap is None:
+            env = {**_BASE_ENV, "HOME": str(work / "home"), "TMPDIR": str(work)}
+            return [python, "-I", str(runner)], str(work), env
+        cmd = [self.bwrap, "--die-with-parent", "--new-session"]
+        cmd += ["--unshare-all"] if self.user_namespace else ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        for d in _SYSTEM_DIRS:
+            cmd += ["--ro-bind-try", d, d]
+        for d in _python_dirs(python):
+            cmd += ["--ro-bind", d, d]
+        cmd += ["--ro-bind", str(runner), f"{_INSIDE}/runner.py"]
+        cmd += ["--bind", str(work), f"{_INSIDE}/work", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        cmd += ["--clearenv", "--chdir", f"{_INSIDE}/work"]
+        for k, v in {**_BASE_ENV, "HOME": f"{_INSIDE}/work/home", "TMPDIR": "/tmp"}.items():
+            cmd += ["--setenv", k, v]
+        cmd += [python, "-I", f"{_INSIDE}/runner.py"]
+        return cmd, str(work), {"PATH": _BASE_ENV["PATH"]}
+
+
+def _python_dirs(python: str) -> list[str]:
+    """The interpreter's installation (and a virtual environment's), mounted read-only."""
+    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    exe = Path(python)
+    dirs.add(str(exe.parent))
+    dirs.add(str(exe.resolve().parent.parent))
+    keep = sorted(d for d in dirs if d and not d.startswith(_SYSTEM_DIRS))
+    # Drop folders already inside another one on the list.
+    return [d for d in keep if not any(d != o and d.startswith(o.rstrip("/") + "/") for o in keep)]
+
+
+@functools.lru_cache(maxsize=4)
+def choose_isolation(mode: str = "auto") -> Isolation:
+    if mode not in ("auto", "bubblewrap", "limits"):
+        raise SandboxUnavailable(f"unknown sandbox mode '{mode}' (auto, bubblewrap or limits)")
+    root = os.geteuid() == 0
+    if mode in ("auto", "bubblewrap"):
+        bwrap = shutil.which("bwrap")
+        problem = "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+        if bwrap:
+            candidate = Isolation(
+                name="bubblewrap",
+                note=(
+                    "bubblewrap: own PID, network, IPC and UTS namespaces; read-only system and Python; "
+                    "only the working folder writable (mounted at /qualm-sandbox/work); tests run as nobody"
+                    if root
+                    else "bubblewrap: own user, PID, network, IPC and UTS namespaces; read-only system and Python; "
+                    "only the working folder writable"
+                ),
+                drop_privileges=root,
+                bwrap=bwrap,
+                user_namespace=not root,
+            )
+            problem = _probe(candidate)
+            if problem is None:
+                return candidate
+        if mode == "bubblewrap":
+            raise SandboxUnavailable(f"bubblewrap cannot run here: {problem}")
+    note = "limits only (no namespaces): resource limits, scrubbed environment, temporary HOME and working folder; network and files are not isolated"
+    if root:
+        note += "; running as root, so the process-count limit is not enforced"
+    return Isolation(name="limits", note=note, drop_privileges=False)
+
+
+def _probe(isolation: Isolation) -> str | None:
+    """Start the sandbox once with a trivial command; None when it works."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="qualm-probe-") as tmp:
+        cmd, cwd, env = isolation.command(sys.executable, Path(__file__), Path(tmp))
+        cmd = cmd[:-2] + ["-c", "pass"]  # the interpreter, not the runner
+        try:
+            proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return str(exc)
+        if proc.returncode != 0:
+            return (proc.stderr.decode(errors="replace").strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+    return None

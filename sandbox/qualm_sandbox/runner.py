@@ -1,0 +1,253 @@
+"""The in-sandbox test runner: one process per candidate, one fork per test. Standard library only.
+
+Started by :mod:`qualm_sandbox.client` (inside bubblewrap where available) as
+``python -I runner.py``; reads one JSON job on stdin and writes one JSON line per test on stdout,
+which is the result channel and nothing else: each test child's stdout and stderr go to a capped
+file, so a test that prints fake results only fills its own captured output.
+
+A test passes only when the harness code in its child, after running the candidate and the test,
+writes the child's status with the per-test nonce and the child then exits 0. A test that exits
+early (``sys.exit``, ``os._exit``), crashes, times out or kills its harness never writes it.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import resource
+import select
+import signal
+import sys
+import time
+
+MESSAGE_CAP = 2000
+
+
+def main() -> None:
+    job = json.loads(sys.stdin.read())
+    sys.stdin.close()
+    _make_undumpable()
+    out = sys.stdout
+    for index, code in job["tests"]:
+        result = run_one(index, code, job)
+        out.write(json.dumps(result) + "\n")
+        out.flush()
+
+
+def _make_undumpable() -> None:
+    # A non-dumpable runner's /proc/<pid>/fd cannot be opened by same-uid test children, so they
+    # cannot reach the result channel. Best effort: ctypes is stdlib, prctl is Linux-only.
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+    except Exception:
+        pass
+
+
+def run_one(index: int, code: str, job: dict) -> dict:
+    timeout = float(job["timeout"])
+    nonce = os.urandom(16).hex()
+    out_path = f"out-{index}.txt"
+    status_r, status_w = os.pipe()
+    out_fd = os.open(out_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # the test child: never returns
+        try:
+            os.close(status_r)
+            _child_setup(out_fd, job)
+            _child_run(job["preamble"], code, status_w, nonce)
+        finally:
+            os._exit(70)
+    os.close(status_w)
+    os.close(out_fd)
+    wait_status = _wait(pid, timeout)
+    timed_out = wait_status is None
+    if timed_out:
+        _kill_group(pid)
+        wait_status = os.waitpid(pid, 0)[1]
+    _kill_group(pid)  # stray grandchildren in the test's process group
+    seconds = time.monotonic() - started
+    status = _read_status(status_r, nonce)
+    output = _read_output(out_path, int(job["output_cap"]))
+    result = {"index": index, "seconds": round(seconds, 4), "output": output}
+    if timed_out:
+        return {**result, "status": "timeout", "message": f"timed out after {timeout:g} s"}
+    exit_code = os.waitstatus_to_exitcode(wait_status)
+    if status is not None and exit_code == 0:
+        return {**result, "status": status["status"], "message": status.get("message", "")}
+    if exit_code < 0:
+        sig = -exit_code
+        name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+        reason = {
+            "SIGXCPU": "used more than its CPU time",
+            "SIGXFSZ": "wrote more than the file size limit",
+            "SIGKILL": "was killed",
+            "SIGSEGV": "crashed (segmentation fault)",
+        }.get(name, "was killed by a signal")
+        return {**result, "status": "error", "message": f"the test {reason} ({name})"}
+    return {**result, "status": "error", "message": f"the test exited early with code {exit_code}"}
+
+
+def _child_setup(out_fd: int, job: dict) -> None:
+    os.setsid()  # its own process group: the runner kills the whole group
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    os.close(devnull)
+    os.close(out_fd)
+    limits = job["limits"]
+    cpu = int(float(job["timeout"])) + 1
+    _limit(resource.RLIMIT_CPU, cpu, cpu + 1)
+    _limit(resource.RLIMIT_AS, limits["memory_bytes"])
+    _limit(resource.RLIMIT_FSIZE, limits["file_bytes"])
+    _limit(resource.RLIMIT_NOFILE, limits["open_files"])
+    _limit(resource.RLIMIT_NPROC, limits["processes"])
+    _limit(resource.RLIMIT_CORE, 0)
+    uid = job.get("drop_to_uid")
+    if uid is not None and os.getuid() == 0:
+        # Root ignores RLIMIT_NPROC and could signal the runner: tests run as an unprivileged user.
+        os.setgroups([])
+        os.setgid(uid)
+        os.setuid(uid)
+
+
+def _limit(which: int, soft: int, hard: int | None = None) -> None:
+    try:
+        resource.setrlimit(which, (soft, soft if hard is None else hard))
+    except (ValueError, OSError):
+        pass
+
+
+def _child_run(preamble: str, code: str, status_fd: int, nonce: str) -> None:
+    # Everything the harness needs after untrusted code has run is bound here, before it runs:
+    # a test that rebinds builtins or patches modules cannot change how its result is reported.
+    write, exit_, str_, type_, len_ = os.write, os._exit, str, type, len
+    encode = str.encode
+    flushes = [sys.stdout.flush, sys.stderr.flush]
+
+    def report(status: str, message: str = "") -> None:
+        for flush in flushes:  # what the test printed belongs in its captured output
+            try:
+                flush()
+            except BaseException:
+                pass
+        try:
+            message = message if type_(message) is str_ else "<unprintable>"
+            if len_(message) > MESSAGE_CAP:
+                message = message[:MESSAGE_CAP] + "…"
+            payload = '\n{"nonce": "%s", "status": "%s", "message": %s}\n' % (nonce, status, _json_string(message))
+            write(status_fd, encode(payload, "utf-8", "replace"))
+        finally:
+            exit_(0)
+
+    def describe(exc: BaseException) -> str:
+        try:
+            text = str_(exc)
+        except BaseException:
+            text = "<exception that cannot be printed>"
+        name = getattr(type_(exc), "__name__", "Exception")
+        return f"{name}: {text}" if text else name
+
+    namespace = {"__name__": "__qualm_test__", "__builtins__": dict(builtins.__dict__)}
+    try:
+        exec(compile(preamble, "<candidate>", "exec"), namespace)
+    except SystemExit:
+        report("error", "the candidate called sys.exit() while loading")
+    except BaseException as exc:  # noqa: BLE001 - any failure of untrusted code is a result
+        report("error", "the candidate failed to load: " + describe(exc))
+    try:
+        exec(compile(code, "<test>", "exec"), namespace)
+    except AssertionError as exc:
+        report("failed", describe(exc) if exc.args else "AssertionError")
+    except SystemExit:
+        report("error", "the test called sys.exit()")
+    except BaseException as exc:  # noqa: BLE001
+        report("error", describe(exc))
+    report("passed")
+
+
+def _json_string(text: str) -> str:
+    # json.dumps would use the json module, which the test may have patched.
+    out = ['"']
+    for ch in text:
+        o = ord(ch)
+        if ch == '"' or ch == "\\":
+            out.append("\\" + ch)
+        elif o < 0x20 or 0xD800 <= o <= 0xDFFF:
+            out.append("\\u%04x" % o)
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def _wait(pid: int, timeout: float) -> int | None:
+    """The child's wait status if it exited within the timeout, else None (still running)."""
+    deadline = time.monotonic() + timeout
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):  # before Linux 5.3: poll
+        while time.monotonic() < deadline:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return status
+            time.sleep(0.002)
+        return None
+    try:
+        ready, _, _ = select.select([fd], [], [], timeout)
+    finally:
+        os.close(fd)
+    return os.waitpid(pid, 0)[1] if ready else None
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _read_status(fd: int, nonce: str) -> dict | None:
+    """The harness's status line, found by its nonce among whatever else reached the pipe."""
+    # The child wrote its status before exiting; a grandchild that kept the pipe open must not
+    # make the runner wait, so read only what is there.
+    os.set_blocking(fd, False)
+    chunks = []
+    try:
+        while sum(map(len, chunks)) < 1 << 20:
+            try:
+                block = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            if not block:
+                break
+            chunks.append(block)
+    finally:
+        os.close(fd)
+    for line in reversed(b"".join(chunks).decode("utf-8", "replace").splitlines()):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(data, dict) and data.get("nonce") == nonce:
+            return data
+    return None
+
+
+def _read_output(path: str, cap: int) -> str:
+    try:
+        with open(path, "rb") as f:
+            data = f.read(cap + 1)
+        os.unlink(path)
+    except OSError:
+        return ""
+    text = data[:cap].decode("utf-8", "replace")
+    return text + ("\n[output truncated]" if len(data) > cap else "")
+
+
+if __name__ == "__main__":
+    main()
