@@ -13,9 +13,11 @@ from rich.text import Text
 
 from . import engine
 from .model import GenerationOptions, ModelBackend, ModelFileError, ModelRuntimeError, load_model
-from .model.files import DEFAULT_MODEL, KNOWN_MODELS, cached_sha256, fetch_model
+from .model.files import DEFAULT_MODEL, KNOWN_MODELS, cache_dir, cached_sha256, fetch_model
 from .pysource import SourceError, find_function, functions_in
+from .ensemble import CalibrationError
 from .settings import Settings, SettingsError
+from qualm_sandbox import SandboxUnavailable
 from .terminal import console, highlighted, legend, lexical_table, model_lines, uncertain_tokens_table
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="How far to trust code written by a language model.")
@@ -135,6 +137,95 @@ def score(
     out.print(legend(thresholds))
 
 
+def _calibration_for(backend: ModelBackend, settings: Settings):
+    from .ensemble import find_calibration  # noqa: PLC0415
+
+    digest = cached_sha256(Path(backend.info.path))
+    return find_calibration(digest, settings.ensemble.calibration_file, cache_dir() / "calibration")
+
+
+@app.command()
+def assess(
+    target: str = typer.Argument(..., help="FILE or FILE::FUNCTION; a whole file assesses every function."),
+    as_json: bool = typer.Option(False, "--json", help="Print the assessments as JSON."),
+    plans: Optional[int] = typer.Option(None, "--plans", help="N, the number of plans (default 10)."),
+    tests: Optional[int] = typer.Option(None, "--tests", help="M, the number of self-tests (default 10)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Sampling seed (default 42)."),
+    calibration: Optional[str] = typer.Option(None, "--calibration", help="A calibration file (default: the model's own)."),
+    model: Optional[str] = ModelOpt,
+    n_gpu_layers: Optional[int] = GpuOpt,
+    threads: Optional[int] = ThreadsOpt,
+) -> None:
+    """Assess functions on the three axes: lexical, algorithmic (plans), functional (self-tests)."""
+    from .assess import assess_function  # noqa: PLC0415
+    from .terminal import assessment_report  # noqa: PLC0415
+
+    file_part, _, func_name = target.partition("::")
+    text, name = _read_source(file_part)
+    functions = [find_function(text, func_name, name)] if func_name else functions_in(text, name)
+    if not functions:
+        raise CliError(f"{name}: no functions to assess")
+    settings = _settings(model, n_gpu_layers, threads, seed=seed).with_overrides(
+        algorithmic={"n_plans": plans} if plans else {},
+        functional={"n_tests": tests} if tests else {},
+        ensemble={"calibration_file": calibration} if calibration else {},
+    )
+    backend = _load(settings)
+    cal = _calibration_for(backend, settings)
+    err = console(stderr=True)
+    results = []
+    for fn in functions:
+        with err.status(f"assessing {fn.name}…") as status:
+            results.append(assess_function(backend, fn, settings, cal, progress=lambda stage, msg: status.update(f"{fn.name}: {stage}: {msg}")))
+    if as_json:
+        print(json.dumps([r.to_dict() for r in results], indent=1))
+        return
+    out = console()
+    for r in results:
+        out.rule()
+        for part in assessment_report(r, name):
+            out.print(part)
+
+
+@app.command()
+def calibrate(
+    dataset: str = typer.Option("humaneval", "--dataset", help="humaneval, or a path to MBPP's mbpp.jsonl (task_ids 511-974 only)."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Use only the first N problems."),
+    out: Optional[str] = typer.Option(None, "--out", help="Where to write the calibration file (default: qualm's cache)."),
+    model: Optional[str] = ModelOpt,
+    n_gpu_layers: Optional[int] = GpuOpt,
+    threads: Optional[int] = ThreadsOpt,
+) -> None:
+    """Build the model's calibration file: raw scores of each axis over reference problems."""
+    from .calibrate import calibrate as run_calibration  # noqa: PLC0415
+    from .calibrate import humaneval_problems, mbpp_problems  # noqa: PLC0415
+
+    if dataset == "humaneval":
+        problems, label = list(humaneval_problems()), "HumanEval"
+    else:
+        path = Path(dataset)
+        if not path.is_file():
+            raise CliError(f"{dataset}: not 'humaneval' and not a file")
+        problems, label = list(mbpp_problems(path)), "MBPP 511-974"
+    if limit is not None:
+        problems = problems[:limit]
+        label += f" (first {len(problems)} problems)"
+    settings = _settings(model, n_gpu_layers, threads)
+    backend = _load(settings)
+    digest = cached_sha256(Path(backend.info.path))
+    target = Path(out) if out else cache_dir() / "calibration" / f"{digest[:16]}.json"
+    rows_path = target.with_suffix(".rows.jsonl")
+    err = console(stderr=True)
+
+    def report(i: int, problem, row: dict) -> None:
+        vals = " ".join(f"{k[:4]} {row[k]:.3f}" if row.get(k) is not None else f"{k[:4]} —" for k in ("lexical", "algorithmic", "functional"))
+        err.print(f"[{i + 1}/{len(problems)}] {problem.task_id}: {vals} {row.get('note', '')}")
+
+    cal = run_calibration(backend, problems, settings, digest, label, rows_path, on_problem=report)
+    cal.save(target)
+    print(target)
+
+
 @model_app.callback()
 def model_info(
     ctx: typer.Context,
@@ -175,7 +266,7 @@ def model_fetch(
 def main() -> None:
     try:
         app(prog_name="qualm")  # standalone: typer prints usage errors itself and exits
-    except (CliError, SourceError, ModelFileError, ModelRuntimeError, SettingsError) as exc:
+    except (CliError, SourceError, ModelFileError, ModelRuntimeError, SettingsError, CalibrationError, SandboxUnavailable) as exc:
         console(stderr=True).print(Text.assemble(("qualm: ", "bold red"), str(exc)))
         sys.exit(2)
 

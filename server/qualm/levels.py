@@ -15,3 +15,16 @@ def level_of(entropy: float, thresholds: tuple[float, float, float]) -> Level:
         if entropy >= bound:
             level = name
     return level
+
+
+def ensemble_words(score: float | None) -> str:
+    """The ensemble (a weighted percentile against the model's reference problems) in words."""
+    if score is None:
+        return "not calibrated"
+    if score < 0.25:
+        return "confident"
+    if score < 0.5:
+        return "fairly sure"
+    if score < 0.75:
+        return "uncertain"
+    return "very uncertain"

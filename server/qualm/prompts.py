@@ -21,6 +21,50 @@ the code should be complete and executable and you should stop immediately."""
 CODE_GENERATION_PREFILL = "Here are the complete codes for this problem:\n```python\n"
 
 
+PLAN_GENERATION = """Read the problem and describe the solution logic in a step-by-step plan.
+
+Problem:
+{problem_description}
+
+Write a solution plan with 6-10 numbered steps that:
+- Describes the core algorithm logic and reasoning
+- Explains what needs to be done and why
+- Uses natural language like "examine each item", "keep track of",
+  "compare values"
+- Avoids programming constructs (no "for", "while", "if-else",
+  variable assignments)
+- Focuses on the logical flow: "first do X, then check Y, finally return Z"
+
+Output the plan directly."""
+
+PLAN_GENERATION_PREFILL = "Solution plan:\n"
+
+TEST_GENERATION = """Generate {num_test_cases} DIFFERENT test cases for this function.
+DO NOT implement the function.
+
+Function Specification:
+{problem_description}
+
+Requirements:
+1. Generate exactly {num_test_cases} diverse test cases as valid Python
+   assert statements
+2. Use the exact function name and parameters from the specification
+3. Cover different scenarios: edge cases, normal cases, boundary conditions
+4. Output ONLY valid JSON array with {num_test_cases} assert statements
+
+JSON format:
+[
+    "assert function_name(args1) == expected1",
+    "assert function_name(args2) == expected2",
+    ...
+]
+
+Output only the JSON, when you output ```, the JSON should be complete
+and you should stop immediately."""
+
+TEST_GENERATION_PREFILL = "Here are the test cases in JSON format:\n```json\n"
+
+
 @dataclass(frozen=True)
 class ChatPrompt:
     """A user message and the start of the assistant's reply; generation continues the reply."""
@@ -37,6 +81,25 @@ def code_generation(problem_description: str) -> ChatPrompt:
         assistant_prefix=CODE_GENERATION_PREFILL,
         stop=(CODE_FENCE,),
         name="code_generation",
+    )
+
+
+def plan_generation(problem_description: str) -> ChatPrompt:
+    # No stop string: a plan ends with the model's end of turn.
+    return ChatPrompt(
+        user=PLAN_GENERATION.format(problem_description=problem_description.strip("\n")),
+        assistant_prefix=PLAN_GENERATION_PREFILL,
+        stop=(),
+        name="plan_generation",
+    )
+
+
+def test_generation(problem_description: str, num_test_cases: int = 10) -> ChatPrompt:
+    return ChatPrompt(
+        user=TEST_GENERATION.format(problem_description=problem_description.strip("\n"), num_test_cases=num_test_cases),
+        assistant_prefix=TEST_GENERATION_PREFILL,
+        stop=(CODE_FENCE,),
+        name="test_generation",
     )
 
 

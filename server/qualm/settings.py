@@ -33,6 +33,9 @@ class ModelSettings:
     # Tokens per decode step when scoring existing code. 1 reproduces generation's entropies exactly;
     # up to 64 is about twice as fast but shifts entropies by up to ~0.1 nats (batched kernels).
     score_batch: int = 1
+    # Parallel sampling (plans, self-tests): sequences decoded together in one unified KV cache.
+    max_parallel_sequences: int = 16
+    batch_n_ctx: int = 8192  # shared by all parallel sequences: prompts + every sample's tokens
 
     def threads(self) -> int:
         return self.n_threads if self.n_threads and self.n_threads > 0 else default_threads()
@@ -54,10 +57,41 @@ class LexicalSettings:
 
 
 @dataclass(frozen=True)
+class AlgorithmicSettings:
+    n_plans: int = 10  # N
+    temperature: float = 0.8
+    top_p: float = 0.95
+    # The paper allows 2048 tokens per plan; a 6-10 step plan takes 150-350 tokens, and the
+    # budget bounds time and the shared KV cache on a CPU. A plan cut here keeps its steps.
+    max_tokens: int = 512
+
+
+@dataclass(frozen=True)
+class FunctionalSettings:
+    n_tests: int = 10  # M
+    temperature: float = 0.8
+    top_p: float = 0.95
+    max_tokens: int = 1024
+    timeout: float = 4.0  # seconds per test
+    memory_mb: int = 1024  # per test process
+    sandbox_mode: str = "auto"  # "auto" | "bubblewrap" | "limits"
+
+
+@dataclass(frozen=True)
+class EnsembleSettings:
+    # lexical, algorithmic, functional (the paper's 0.2 / 0.4 / 0.4)
+    weights: tuple[float, float, float] = (0.2, 0.4, 0.4)
+    calibration_file: str | None = None  # None: qualm calibrate's file or the shipped one for the model
+
+
+@dataclass(frozen=True)
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     generation: GenerationSettings = field(default_factory=GenerationSettings)
     lexical: LexicalSettings = field(default_factory=LexicalSettings)
+    algorithmic: AlgorithmicSettings = field(default_factory=AlgorithmicSettings)
+    functional: FunctionalSettings = field(default_factory=FunctionalSettings)
+    ensemble: EnsembleSettings = field(default_factory=EnsembleSettings)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> "Settings":

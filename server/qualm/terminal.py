@@ -96,3 +96,61 @@ def model_lines(info: ModelInfo, sha256: str) -> Text:
 
 def console(stderr: bool = False) -> Console:
     return Console(stderr=stderr, highlight=False, soft_wrap=True)
+
+
+STATUS_MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("!", "red"), "timeout": ("⏱", "yellow")}
+
+
+def _pct(p: float | None) -> str:
+    return "—" if p is None else f"{100 * p:.0f}%"
+
+
+def assessment_report(a, where: str) -> list:
+    """Renderables for one Assessment (qualm.assess)."""
+    from .levels import ensemble_words
+
+    out: list = []
+    head = Text()
+    head.append(f"{where}::{a.function}", style="bold")
+    head.append(f" (line {a.line}) · {a.model} · {a.seconds:.1f} s\n")
+    if a.ensemble is not None:
+        head.append("ensemble ", style="bold")
+        head.append(f"{a.ensemble:.2f} {ensemble_words(a.ensemble)}", style="bold")
+        head.append("  (weighted percentile; 0 = as sure as the model ever is, 1 = as unsure)\n")
+    head.append(a.calibration_note, style="dim")
+    out.append(head)
+    table = Table(title_justify="left")
+    for col in ("axis", "raw", "percentile", "weight used", "time", "basis"):
+        table.add_column(col, justify="right" if col in ("raw", "percentile", "weight used", "time") else "left")
+    for ax in a.axes():
+        table.add_row(
+            ax.name,
+            _fmt(ax.raw),
+            _pct(ax.percentile),
+            f"{a.weights_used.get(ax.name, 0.0):.2f}" if a.weights_used else "—",
+            f"{ax.seconds:.1f} s",
+            ax.note,
+        )
+    out.append(table)
+    if a.plans:
+        plans = Text("plans ", style="bold")
+        lengths = [len(p.steps) for p in a.plans]
+        plans.append(f"({len(a.plans)} sampled, {min(lengths)}–{max(lengths)} steps)\n")
+        for i, step in enumerate(a.plans[0].steps, 1):
+            plans.append(f"  {i}. {step}\n")
+        out.append(plans)
+    if a.tests:
+        tests = Text("self-tests\n", style="bold")
+        for t in a.tests:
+            mark, style = STATUS_MARKS.get(t.status, ("?", ""))
+            tests.append(f"  {mark} ", style=style)
+            tests.append(t.code.replace("\n", " ⏎ "))
+            if t.status != "passed":
+                tests.append(f"  — {t.status}: {t.message}", style="dim")
+            tests.append("\n")
+        if a.sandbox:
+            tests.append(f"  sandbox: {a.sandbox}\n", style="dim")
+        out.append(tests)
+    elif a.dropped_tests:
+        out.append(Text(f"self-tests: none usable; {len(a.dropped_tests)} dropped (e.g. {a.dropped_tests[0][1]})", style="dim"))
+    return out

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import Callable, Protocol
+from typing import Callable, Protocol, Sequence
 
 from ..prompts import ChatPrompt
 from ..trace import TokenRecord, Trace
@@ -75,6 +75,15 @@ class ModelBackend(Protocol):
         cancel: CancelToken | None = None,
     ) -> Trace:
         """Continue the prompt; ``on_token`` receives each final record as soon as it is certain."""
+        ...
+
+    def generate_batch(
+        self,
+        jobs: Sequence[tuple[ChatPrompt, GenerationOptions]],
+        on_progress: Callable[[int], None] | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[Trace]:
+        """Several samples at once (plans, self-tests); a backend may decode them in parallel."""
         ...
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None) -> Trace:

@@ -1,0 +1,199 @@
+"""Assess one function on the paper's three axes, and combine them against a calibration.
+
+``assess_function`` is the engine's entry point for the CLI (``qualm assess``) and the language
+server. It takes a progress callback and a cancellation token, checked between tokens (model
+work) and between tests (sandbox).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Callable
+
+from qualm_sandbox import SandboxConfig, run_tests
+
+from . import prompts
+from .engine import score_function
+from .ensemble import AXES, Calibration, ensemble
+from .model import CancelToken, GenerationOptions, ModelBackend
+from .pysource import FunctionSource
+from .settings import Settings
+from .signals.algorithmic import StepRouge, algorithmic_uncertainty
+from .signals.functional import parse_tests
+from .signals.lexical import LexicalReport
+
+Progress = Callable[[str, str], None]  # (axis or stage, message)
+
+
+class AssessmentCancelled(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class AxisResult:
+    name: str
+    raw: float | None
+    percentile: float | None
+    available: bool
+    note: str  # why unavailable, or what the number rests on
+    seconds: float
+
+
+@dataclass(frozen=True)
+class PlanResult:
+    text: str
+    steps: list[str]
+    tokens: int
+    stop_reason: str
+
+
+@dataclass(frozen=True)
+class TestResult:
+    code: str
+    status: str  # passed | failed | error | timeout
+    message: str
+    output: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Assessment:
+    function: str
+    line: int
+    model: str
+    problem: str
+    candidate: str
+    lexical: AxisResult
+    algorithmic: AxisResult
+    functional: AxisResult
+    ensemble: float | None
+    weights: dict[str, float]  # as configured
+    weights_used: dict[str, float]  # renormalised over the available axes
+    calibration: str | None  # what the percentiles rest on
+    calibration_note: str
+    lexical_scores: LexicalReport
+    plans: list[PlanResult]
+    plan_similarity: list[tuple[int, int, float]]
+    tests: list[TestResult]
+    dropped_tests: list[tuple[str, str]]
+    tests_raw: str  # the model's answer to the test prompt
+    sandbox: str  # the isolation that was active
+    seconds: float
+    seed: int
+    extra: dict = field(default_factory=dict)
+
+    def axes(self) -> list[AxisResult]:
+        return [self.lexical, self.algorithmic, self.functional]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def _no_progress(stage: str, message: str) -> None:
+    pass
+
+
+def assess_function(
+    backend: ModelBackend,
+    fn: FunctionSource,
+    settings: Settings,
+    calibration: Calibration | None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> Assessment:
+    progress = progress or _no_progress
+    cancel = cancel or CancelToken()
+    t_start = time.perf_counter()
+    problem = fn.problem_description
+    seed = settings.generation.seed
+
+    # Lexical: teacher-forced scoring of the body.
+    progress("lexical", "scoring the function's tokens")
+    t0 = time.perf_counter()
+    scored = score_function(backend, fn, settings, cancel=cancel)
+    _check(cancel)
+    lex_raw = scored.lexical.score
+    lexical = AxisResult("lexical", lex_raw, None, lex_raw is not None, f"Top-{settings.lexical.top_k} entropy over {scored.lexical.all.n_tokens} body tokens" if lex_raw is not None else "the function has no body tokens", time.perf_counter() - t0)
+
+    # Algorithmic and functional samples decode together: N plans and one test list in one batch.
+    a, f = settings.algorithmic, settings.functional
+    plan_jobs = [
+        (prompts.plan_generation(problem), GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
+        for i in range(a.n_plans)
+    ]
+    test_job = (prompts.test_generation(problem, f.n_tests), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
+    progress("algorithmic", f"sampling {a.n_plans} plans and {f.n_tests} tests")
+    t0 = time.perf_counter()
+    traces = backend.generate_batch(plan_jobs + [test_job], on_progress=lambda n: progress("algorithmic", f"sampling: {n} tokens"), cancel=cancel)
+    _check(cancel)
+    sampling_seconds = time.perf_counter() - t0
+    plan_traces, test_trace = traces[:-1], traces[-1]
+    plan_share = sum(len(t.tokens) for t in plan_traces) / max(1, sum(len(t.tokens) for t in traces))
+
+    t0 = time.perf_counter()
+    algo = algorithmic_uncertainty([t.text for t in plan_traces], StepRouge())
+    plans = [PlanResult(t.text, steps, len(t.tokens), t.stop_reason) for t, steps in zip(plan_traces, algo.steps)]
+    algo_note = f"{algo.plans_used} of {len(plans)} plans had steps" if algo.uncertainty is not None else f"unavailable: only {algo.plans_used} plan(s) had numbered steps"
+    algo_seconds = sampling_seconds * plan_share + (time.perf_counter() - t0)
+
+    # Functional: the model's tests against the function's own source and the file's imports.
+    progress("functional", "running the self-tests in the sandbox")
+    t0 = time.perf_counter()
+    parsed = parse_tests(test_trace.text, limit=f.n_tests, function_name=fn.name.split(".")[-1])
+    tests: list[TestResult] = []
+    sandbox_note = ""
+    if "." in fn.name:
+        func_raw, func_note = None, "unavailable: a method needs its class; self-tests run on module-level functions"
+    elif not parsed.tests:
+        func_raw, func_note = None, f"unavailable: the model wrote no valid assert statement ({len(parsed.dropped)} dropped)"
+    else:
+        config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
+        report = run_tests(fn.imports + "\n" + fn.source, parsed.tests, config, should_stop=lambda: cancel.cancelled)
+        _check(cancel)
+        tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in report.outcomes]
+        passed = sum(t.status == "passed" for t in tests)
+        func_raw = 1.0 - passed / len(tests)
+        func_note = f"{len(tests) - passed} of {len(tests)} self-tests failed"
+        sandbox_note = report.isolation_note
+    func_seconds = sampling_seconds * (1 - plan_share) + (time.perf_counter() - t0)
+
+    raws = {"lexical": lexical.raw, "algorithmic": algo.uncertainty, "functional": func_raw}
+    pct = {ax: (calibration.percentile(ax, r) if calibration is not None and r is not None else None) for ax, r in raws.items()}
+    weights = dict(zip(AXES, settings.ensemble.weights))
+    ens = ensemble(pct, weights)
+    if calibration is None:
+        cal_note = f"no calibration file for {backend.info.name}: raw scores only (run `qualm calibrate`)"
+    else:
+        cal_note = f"percentiles against {calibration.describe()}"
+    progress("done", "assessment complete")
+    return Assessment(
+        function=fn.name,
+        line=fn.line,
+        model=backend.info.name,
+        problem=problem,
+        candidate=fn.source,
+        lexical=AxisResult("lexical", lexical.raw, pct["lexical"], lexical.available, lexical.note, lexical.seconds),
+        algorithmic=AxisResult("algorithmic", algo.uncertainty, pct["algorithmic"], algo.uncertainty is not None, algo_note, algo_seconds),
+        functional=AxisResult("functional", func_raw, pct["functional"], func_raw is not None, func_note, func_seconds),
+        ensemble=ens.score,
+        weights=weights,
+        weights_used=ens.weights_used,
+        calibration=calibration.path if calibration is not None else None,
+        calibration_note=cal_note,
+        lexical_scores=scored.lexical,
+        plans=plans,
+        plan_similarity=algo.pairwise,
+        tests=tests,
+        dropped_tests=parsed.dropped,
+        tests_raw=test_trace.text,
+        sandbox=sandbox_note,
+        seconds=time.perf_counter() - t_start,
+        seed=seed,
+        extra={"sampling_seconds": sampling_seconds, "sampled_tokens": sum(len(t.tokens) for t in traces)},
+    )
+
+
+def _check(cancel: CancelToken) -> None:
+    if cancel.cancelled:
+        raise AssessmentCancelled("the assessment was cancelled")

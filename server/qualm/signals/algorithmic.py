@@ -1,0 +1,92 @@
+"""Algorithmic uncertainty: disagreement among N natural-language solution plans.
+
+Step-aware ROUGE-L (the paper, section 2.3), as implemented here. A plan z is split into its
+numbered steps s_1..s_m. For two plans A = (a_1..a_m) and B = (b_1..b_n), with RL(a, b) the
+token-level ROUGE-L F-measure of two steps (``rouge-score``, lower-cased alphanumeric tokens):
+
+    RL_step(A, B) = 1/2 * ( sum_i max_j RL(a_i, b_j) + sum_j max_i RL(a_i, b_j) )   (bidirectional max matching)
+    sim(A, B)     = 2 * RL_step(A, B) / (m + n)                                       (the paper's equation 3)
+    U_algo        = 1 - 2 / (N (N - 1)) * sum_{i<j} sim(z_i, z_j)                      (equation 4)
+
+so sim is 1 for plans with the same steps in any order, 0 for plans with no word in common, and
+symmetric. Plans that yield no steps cannot be compared: with fewer than two usable plans the
+axis is unavailable.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from itertools import combinations
+
+from rouge_score import rouge_scorer
+
+# "1. ", "2) ", "Step 3:", "**4.**", "5 -" at the start of a line begin a step.
+_STEP_START = re.compile(r"^\s*(?:[*_#>]+\s*)?(?:step\s*)?(\d{1,2})\s*(?:[.):\-][*_]*|\*\*)\s*", re.IGNORECASE)
+
+
+def split_steps(plan: str) -> list[str]:
+    """The numbered steps of a plan; continuation lines belong to the step above them.
+
+    A plan with no numbered lines falls back to its non-empty lines (one step each).
+    """
+    steps: list[str] = []
+    current: list[str] | None = None
+    for line in plan.splitlines():
+        m = _STEP_START.match(line)
+        if m:
+            if current is not None:
+                steps.append(" ".join(current).strip())
+            current = [line[m.end() :].strip()]
+        elif current is not None and line.strip():
+            current.append(line.strip())
+    if current is not None:
+        steps.append(" ".join(current).strip())
+    steps = [s for s in steps if _has_words(s)]
+    if steps:
+        return steps
+    return [line.strip() for line in plan.splitlines() if _has_words(line)]
+
+
+def _has_words(text: str) -> bool:
+    return bool(re.search(r"[A-Za-z0-9]", text))
+
+
+class StepRouge:
+    """Token ROUGE-L between steps, with the scorer built once (it is not free to construct)."""
+
+    def __init__(self) -> None:
+        self._scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+
+    def step(self, a: str, b: str) -> float:
+        return self._scorer.score(a, b)["rougeL"].fmeasure
+
+    def plans(self, a: list[str], b: list[str]) -> float:
+        """sim(A, B) above, for two plans given as step lists (each non-empty)."""
+        if not a or not b:
+            raise ValueError("a plan without steps cannot be compared")
+        matrix = [[self.step(x, y) for y in b] for x in a]
+        forward = sum(max(row) for row in matrix)
+        backward = sum(max(matrix[i][j] for i in range(len(a))) for j in range(len(b)))
+        rl_step = 0.5 * (forward + backward)
+        return 2.0 * rl_step / (len(a) + len(b))
+
+
+@dataclass(frozen=True)
+class AlgorithmicResult:
+    uncertainty: float | None  # None: fewer than two plans with steps
+    mean_similarity: float | None
+    plans_used: int
+    pairwise: list[tuple[int, int, float]]  # (i, j, sim) over the plans used
+    steps: list[list[str]]
+
+
+def algorithmic_uncertainty(plans: list[str], rouge: StepRouge | None = None) -> AlgorithmicResult:
+    rouge = rouge or StepRouge()
+    steps = [split_steps(p) for p in plans]
+    usable = [i for i, s in enumerate(steps) if s]
+    if len(usable) < 2:
+        return AlgorithmicResult(None, None, len(usable), [], steps)
+    pairwise = [(i, j, rouge.plans(steps[i], steps[j])) for i, j in combinations(usable, 2)]
+    mean = sum(s for _, _, s in pairwise) / len(pairwise)
+    return AlgorithmicResult(1.0 - mean, mean, len(usable), pairwise, steps)

@@ -1,0 +1,157 @@
+"""Functional uncertainty: how many of the model's own tests the candidate fails.
+
+The model writes M assert statements as a JSON list (the paper's test prompt); each valid one runs
+against the candidate in the sandbox (:mod:`qualm_sandbox`), where compile errors, runtime errors
+and timeouts count as failures:
+
+    U_func = 1 - passed / M_valid
+
+with M_valid the number of distinct assert statements that parse (at most M). With no valid test
+the axis is unavailable: ``uncertainty`` is None, never 0 or 1.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass, field
+
+from qualm_sandbox import SandboxConfig, SandboxReport, run_tests
+
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)(?:```|$)", re.DOTALL)
+_STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'')
+
+
+@dataclass(frozen=True)
+class ParsedTests:
+    tests: list[str]
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # (text, why)
+    source: str = "none"  # how the list was read: json | python-literal | strings | lines | none
+
+
+def parse_tests(text: str, limit: int = 10, function_name: str | None = None) -> ParsedTests:
+    """Robustly read assert statements from the model's answer.
+
+    Accepts code fences, prose around the list, a list cut off mid-way, single-quoted strings,
+    strings wrapped in their own brackets or braces, and bare assert lines. Keeps statements that
+    parse as exactly one ``assert``; drops duplicates (compared by their syntax tree, so spacing
+    does not matter). Small models copy the prompt's example literally: with ``function_name``
+    given, a call of the placeholder ``function_name(...)`` is read as a call of that function.
+    """
+    body = _unfenced(text)
+    items, source = _read_list(body)
+    items = [x for item in items for x in _flatten(item)]
+    if function_name and function_name != _PLACEHOLDER:
+        items = [_PLACEHOLDER_CALL.sub(function_name + "(", x) if isinstance(x, str) else x for x in items]
+    if not items:
+        items = [line.strip() for line in body.splitlines() if line.strip().startswith("assert")]
+        source = "lines" if items else "none"
+    kept: list[str] = []
+    seen: set[str] = set()
+    dropped: list[tuple[str, str]] = []
+    for raw in items:
+        if not isinstance(raw, str):
+            dropped.append((repr(raw), "not a string"))
+            continue
+        stmt = raw.strip()
+        why = _invalid(stmt)
+        if why:
+            dropped.append((stmt, why))
+            continue
+        key = ast.dump(ast.parse(stmt))
+        if key in seen:
+            dropped.append((stmt, "duplicate"))
+            continue
+        seen.add(key)
+        if len(kept) >= limit:
+            dropped.append((stmt, f"beyond the first {limit}"))
+            continue
+        kept.append(stmt)
+    return ParsedTests(kept, dropped, source)
+
+
+_PLACEHOLDER = "function_name"
+_PLACEHOLDER_CALL = re.compile(r"\bfunction_name\s*\(")
+
+
+def _flatten(item):
+    """["assert ..."] or {"assert ..."} inside the list: the strings they hold."""
+    if isinstance(item, (list, tuple, set, frozenset)):
+        inner = [x for x in item if isinstance(x, str)]
+        return inner if inner and len(inner) == len(item) else [item]
+    return [item]
+
+
+def _unfenced(text: str) -> str:
+    m = _FENCE.search(text)
+    if m and "[" in m.group(1):
+        return m.group(1)
+    return text
+
+
+def _read_list(body: str) -> tuple[list, str]:
+    start = body.find("[")
+    if start < 0:
+        return [], "none"
+    end = body.rfind("]")
+    if end > start:
+        candidate = body[start : end + 1]
+        try:
+            data = json.loads(candidate)
+            if isinstance(data, list):
+                return data, "json"
+        except ValueError:
+            pass
+        try:
+            data = ast.literal_eval(candidate)
+            if isinstance(data, list):
+                return data, "python-literal"
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            pass
+    # A truncated or malformed list: take every complete string literal after the bracket.
+    strings = []
+    for m in _STRING.finditer(body, start):
+        literal = m.group(0)
+        try:
+            value = json.loads(literal) if literal.startswith('"') else ast.literal_eval(literal)
+        except (ValueError, SyntaxError):
+            continue
+        if isinstance(value, str):
+            strings.append(value)
+    return strings, "strings" if strings else "none"
+
+
+def _invalid(stmt: str) -> str | None:
+    if not stmt.startswith("assert"):
+        return "not an assert statement"
+    try:
+        tree = ast.parse(stmt)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return "does not parse"
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert):
+        return "not a single assert statement"
+    return None
+
+
+@dataclass(frozen=True)
+class FunctionalResult:
+    uncertainty: float | None  # None: unavailable (no valid test)
+    passed: int
+    total: int
+    parsed: ParsedTests
+    report: SandboxReport | None
+
+    @property
+    def available(self) -> bool:
+        return self.uncertainty is not None
+
+
+def functional_uncertainty(candidate_preamble: str, parsed: ParsedTests, config: SandboxConfig | None = None) -> FunctionalResult:
+    """Run the parsed tests against the candidate (its imports and source) in the sandbox."""
+    if not parsed.tests:
+        return FunctionalResult(None, 0, 0, parsed, None)
+    report = run_tests(candidate_preamble, parsed.tests, config)
+    passed = report.passed
+    total = len(parsed.tests)
+    return FunctionalResult(1.0 - passed / total, passed, total, parsed, report)

@@ -1,0 +1,122 @@
+"""qualm assess with the real default model: plans, self-tests in the real sandbox, the ensemble."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+
+from qualm.assess import assess_function
+from qualm.ensemble import new_calibration
+from qualm.pysource import find_function
+from qualm.settings import Settings
+from qualm.trace import Trace
+
+pytestmark = pytest.mark.model
+
+HEADER = '''def add(a: int, b: int) -> int:
+    """Return the sum of a and b.
+
+    >>> add(2, 3)
+    5
+    """
+'''
+CORRECT = HEADER + "    return a + b\n"
+WRONG = HEADER + "    return a - b\n"
+
+
+@pytest.fixture(scope="module")
+def small(settings):
+    # Fewer samples than the paper's 10 + 10 keep the suite fast; the pipeline is the same.
+    return settings.with_overrides(algorithmic={"n_plans": 4, "max_tokens": 200}, functional={"n_tests": 6, "max_tokens": 400})
+
+
+@pytest.fixture(scope="module")
+def correct_and_wrong(backend, small):
+    right = assess_function(backend, find_function(CORRECT, "add"), small, None)
+    wrong = assess_function(backend, find_function(WRONG, "add"), small, None)
+    return right, wrong
+
+
+def test_the_wrong_body_gets_the_higher_functional_uncertainty(correct_and_wrong):
+    right, wrong = correct_and_wrong
+    assert right.functional.available and wrong.functional.available
+    # Same seed, same problem description: the model wrote the same tests for both.
+    assert [t.code for t in right.tests] == [t.code for t in wrong.tests]
+    assert wrong.functional.raw > right.functional.raw
+    assert any(t.status == "failed" for t in wrong.tests)
+
+
+def test_assessment_has_every_axis_and_detail(correct_and_wrong):
+    right, _ = correct_and_wrong
+    assert right.lexical.available and right.lexical.raw >= 0
+    assert right.algorithmic.available and 0.0 <= right.algorithmic.raw <= 1.0
+    assert len(right.plans) == 4 and all(p.steps for p in right.plans)
+    assert len(right.plan_similarity) == 6
+    assert 1 <= len(right.tests) <= 6
+    assert right.ensemble is None and "no calibration" in right.calibration_note
+    assert right.sandbox
+    assert right.lexical.seconds > 0 and right.algorithmic.seconds > 0 and right.functional.seconds > 0
+
+
+def test_same_seed_same_assessment(backend, small, correct_and_wrong):
+    right, _ = correct_and_wrong
+    again = assess_function(backend, find_function(CORRECT, "add"), small, None)
+    assert again.lexical.raw == right.lexical.raw
+    assert again.algorithmic.raw == right.algorithmic.raw
+    assert again.functional.raw == right.functional.raw
+    assert [p.text for p in again.plans] == [p.text for p in right.plans]
+    assert [t.code for t in again.tests] == [t.code for t in right.tests]
+
+
+def test_a_calibration_gives_percentiles_and_the_ensemble(backend, small, correct_and_wrong):
+    right, wrong = correct_and_wrong
+    rows = [{"lexical": r.lexical.raw, "algorithmic": r.algorithmic.raw, "functional": r.functional.raw} for r in (right, wrong)]
+    cal = new_calibration(backend.info.name, "x", "two assessments", rows, {})
+    a = assess_function(backend, find_function(WRONG, "add"), small, cal)
+    assert a.functional.percentile is not None and a.ensemble is not None
+    assert a.weights_used == pytest.approx({"lexical": 0.2, "algorithmic": 0.4, "functional": 0.4})
+
+
+class GarbledModel:
+    """The real model for scoring, but plans and tests replaced by malformed output. This mocks only
+    what the real model cannot be made to do on demand: answer with garbage."""
+
+    def __init__(self, real):
+        self._real = real
+        self.info = real.info
+
+    def score(self, *a, **k):
+        return self._real.score(*a, **k)
+
+    def generate_batch(self, jobs, on_progress=None, cancel=None):
+        texts = ["" for _ in jobs[:-1]] + ["Sorry, I cannot write tests for this. {not: json]"]
+        return [Trace(text=t, tokens=(), model="garbled", mode="sampled") for t in texts]
+
+
+def test_malformed_model_output_makes_axes_unavailable_not_a_crash(backend, small):
+    a = assess_function(GarbledModel(backend), find_function(CORRECT, "add"), small, None)
+    assert a.lexical.available
+    assert not a.algorithmic.available and a.algorithmic.raw is None and "unavailable" in a.algorithmic.note
+    assert not a.functional.available and a.functional.raw is None and "unavailable" in a.functional.note
+    rows = [{"lexical": 0.5, "algorithmic": 0.5, "functional": 0.5}]
+    b = assess_function(GarbledModel(backend), find_function(CORRECT, "add"), small, new_calibration("m", "x", "d", rows, {}))
+    assert b.weights_used == {"lexical": 1.0}  # re-weighted over what is available
+
+
+def test_cli_assess_json(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("import math\n\n\n" + CORRECT)
+    proc = subprocess.run(
+        [sys.executable, "-m", "qualm", "assess", f"{f}::add", "--json", "--plans", "2", "--tests", "3"],
+        capture_output=True, text=True, timeout=600,
+    )
+    assert proc.returncode == 0, proc.stderr
+    [a] = json.loads(proc.stdout)
+    assert a["function"] == "add"
+    assert set(a) >= {"lexical", "algorithmic", "functional", "ensemble", "plans", "tests", "calibration_note", "seconds"}
+    assert a["problem"].startswith("import math\n")
+    assert f.read_text().endswith("return a + b\n")

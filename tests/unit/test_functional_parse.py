@@ -1,0 +1,64 @@
+from qualm.signals.functional import parse_tests
+
+GOOD = ['assert add(1, 2) == 3', 'assert add(0, 0) == 0', 'assert add(-1, 1) == 0']
+
+
+def test_plain_json_list():
+    text = '[\n  "assert add(1, 2) == 3",\n  "assert add(0, 0) == 0",\n  "assert add(-1, 1) == 0"\n]\n'
+    p = parse_tests(text)
+    assert p.tests == GOOD and p.source == "json" and p.dropped == []
+
+
+def test_code_fences_and_prose_around():
+    text = 'Sure! Here they are:\n```json\n["assert add(1, 2) == 3", "assert add(0, 0) == 0"]\n```\nHope it helps [really].'
+    assert parse_tests(text).tests == GOOD[:2]
+
+
+def test_single_quoted_strings():
+    text = "['assert add(1, 2) == 3', 'assert add(0, 0) == 0']"
+    p = parse_tests(text)
+    assert p.tests == GOOD[:2] and p.source == "python-literal"
+
+
+def test_truncated_list_keeps_complete_strings():
+    text = '[\n "assert add(1, 2) == 3",\n "assert add(0, 0) == 0",\n "assert add(-1, 1) =='
+    p = parse_tests(text)
+    assert p.tests == GOOD[:2] and p.source == "strings"
+
+
+def test_escaped_quotes_inside_json_strings():
+    text = r'["assert greet(\"bob\") == \"hi bob\"", "assert greet(\"\") == \"hi \""]'
+    assert parse_tests(text).tests == ['assert greet("bob") == "hi bob"', 'assert greet("") == "hi "']
+
+
+def test_invalid_and_duplicate_items_are_dropped_with_reasons():
+    text = '["assert add(1, 2) == 3", "assert add(1,2)==3", "print(1)", "assert add(1, ", "x = 1; assert x", 7, "assert add(0, 0) == 0"]'
+    p = parse_tests(text)
+    assert p.tests == [GOOD[0], GOOD[1]]
+    reasons = dict(p.dropped)
+    assert reasons["assert add(1,2)==3"] == "duplicate"
+    assert reasons["print(1)"] == "not an assert statement"
+    assert reasons["assert add(1,"] == "does not parse"
+    assert reasons["x = 1; assert x"] == "not an assert statement"
+    assert reasons["7"] == "not a string"
+
+
+def test_limit_and_bare_assert_lines():
+    text = "assert add(1, 2) == 3\nassert add(0, 0) == 0\nassert add(-1, 1) == 0\n"
+    p = parse_tests(text, limit=2)
+    assert p.tests == GOOD[:2] and p.source == "lines"
+    assert p.dropped == [(GOOD[2], "beyond the first 2")]
+
+
+def test_nothing_usable():
+    for text in ("", "I cannot write tests.", "[]", '{"tests": 3}', "[1, 2, 3]"):
+        assert parse_tests(text).tests == []
+
+
+def test_strings_wrapped_in_braces_and_the_placeholder_name():
+    # What Qwen2.5-Coder-0.5B wrote for the paper's prompt: sets of one string, and the example's name.
+    text = '[\n    {\n        "assert function_name(2, 3) == 5"\n    },\n    {\n        "assert function_name(0, 5) == 5"\n    }\n]\n'
+    assert parse_tests(text, function_name="add").tests == ["assert add(2, 3) == 5", "assert add(0, 5) == 5"]
+    assert parse_tests(text).tests == ["assert function_name(2, 3) == 5", "assert function_name(0, 5) == 5"]
+    # a real function called my_function_name( is left alone
+    assert parse_tests('["assert my_function_name(1) == 1"]', function_name="add").tests == ["assert my_function_name(1) == 1"]
