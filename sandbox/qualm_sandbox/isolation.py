@@ -48,7 +48,13 @@ class Isolation:
         cmd += ["--unshare-all"] if self.user_namespace else ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         for d in _SYSTEM_DIRS:
             cmd += ["--ro-bind-try", d, d]
-        for d in _python_dirs(python):
+        python_dirs = _python_dirs(python)
+        # Parents that bubblewrap would create for the mounts (say /root for a pyenv Python)
+        # must be traversable by the unprivileged test user, or imports fail inside.
+        parents = sorted({str(p) for d in python_dirs for p in Path(d).parents if str(p) != "/" and not str(p).startswith(_SYSTEM_DIRS)})
+        for parent in parents:
+            cmd += ["--perms", "0755", "--dir", parent]
+        for d in python_dirs:
             cmd += ["--ro-bind", d, d]
         cmd += ["--ro-bind", str(runner), f"{_INSIDE}/runner.py"]
         cmd += ["--bind", str(work), f"{_INSIDE}/work", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]

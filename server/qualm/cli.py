@@ -58,6 +58,16 @@ def _read_source(source: str) -> tuple[str, str]:
         raise CliError(f"{source}: not UTF-8 text ({exc.reason})") from exc
 
 
+def _target_functions(target: str, verb: str) -> tuple[str, list]:
+    """FILE or FILE::FUNCTION -> the file's display name and the functions it names."""
+    file_part, _, func_name = target.partition("::")
+    text, name = _read_source(file_part)
+    functions = [find_function(text, func_name, name)] if func_name else functions_in(text, name)
+    if not functions:
+        raise CliError(f"{name}: no functions to {verb}")
+    return name, functions
+
+
 @app.command()
 def generate(
     source: Optional[str] = typer.Argument(None, help="A file with a function stub or problem text; '-' for stdin."),
@@ -113,11 +123,7 @@ def score(
     threads: Optional[int] = ThreadsOpt,
 ) -> None:
     """Teacher-forced lexical scores of existing code, per function."""
-    file_part, _, func_name = target.partition("::")
-    text, name = _read_source(file_part)
-    functions = [find_function(text, func_name, name)] if func_name else functions_in(text, name)
-    if not functions:
-        raise CliError(f"{name}: no functions to score")
+    name, functions = _target_functions(target, "score")
     settings = _settings(model, n_gpu_layers, threads)
     if top_k is not None:
         settings = settings.with_overrides(lexical={"top_k": top_k})
@@ -160,11 +166,7 @@ def assess(
     from .assess import assess_function  # noqa: PLC0415
     from .terminal import assessment_report  # noqa: PLC0415
 
-    file_part, _, func_name = target.partition("::")
-    text, name = _read_source(file_part)
-    functions = [find_function(text, func_name, name)] if func_name else functions_in(text, name)
-    if not functions:
-        raise CliError(f"{name}: no functions to assess")
+    name, functions = _target_functions(target, "assess")
     settings = _settings(model, n_gpu_layers, threads, seed=seed).with_overrides(
         algorithmic={"n_plans": plans} if plans else {},
         functional={"n_tests": tests} if tests else {},

@@ -120,3 +120,20 @@ def test_cli_assess_json(tmp_path):
     assert set(a) >= {"lexical", "algorithmic", "functional", "ensemble", "plans", "tests", "calibration_note", "seconds"}
     assert a["problem"].startswith("import math\n")
     assert f.read_text().endswith("return a + b\n")
+
+
+def test_cancelling_stops_the_assessment(backend, small):
+    from qualm.assess import AssessmentCancelled
+    from qualm.model import CancelToken
+
+    cancel = CancelToken()
+    stages = []
+
+    def progress(stage, message):
+        stages.append(stage)
+        if stage == "algorithmic":
+            cancel.cancel()
+
+    with pytest.raises(AssessmentCancelled):
+        assess_function(backend, find_function(CORRECT, "add"), small, None, progress=progress, cancel=cancel)
+    assert stages[0] == "lexical" and "functional" not in stages

@@ -190,3 +190,25 @@ def test_a_candidate_that_does_not_load_fails_every_test():
     report = run_tests("def broken(:\n    pass\n", ["assert True", "assert 1"], FAST)
     assert [o.status for o in report.outcomes] == ["error", "error"]
     assert "SyntaxError" in report.outcomes[0].message
+
+
+def test_should_stop_cancels_between_tests():
+    calls = []
+
+    def stop():
+        calls.append(1)
+        return len(calls) > 3
+
+    t0 = time.monotonic()
+    report = run_tests(CANDIDATE, ["import time\ntime.sleep(1)"] * 5, FAST, should_stop=stop)
+    assert report.cancelled
+    assert time.monotonic() - t0 < 3.0  # not 5 x 1 s
+    assert any(o.message == "cancelled before it ran" for o in report.outcomes)
+
+
+def test_candidates_can_import_the_standard_library():
+    # Tests run as an unprivileged user inside the sandbox: the Python installation must stay
+    # readable for it wherever it lives (a pyenv Python under /root here).
+    imports = "import math, collections, re, json, itertools, functools, heapq, fractions, decimal, statistics, datetime, random, string\n"
+    report = run_tests(imports + "def root(x):\n    return math.sqrt(x)\n", ["assert root(9) == 3.0", "import bisect, typing\nassert bisect.bisect([1, 2], 1) == 1"], FAST)
+    assert [(o.status, o.message) for o in report.outcomes] == [("passed", ""), ("passed", "")]
