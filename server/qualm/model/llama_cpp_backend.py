@@ -198,8 +198,8 @@ class LlamaCppBackend:
         if needed > self._n_ctx:
             raise ModelRuntimeError(f"{what} needs {needed} tokens but the context holds {self._n_ctx}; raise qualm.model.n_ctx")
 
-    def _stats(self, meter: EntropyMeter, logits: np.ndarray, sampler: "_NumpySampler | None") -> TokenStats:
-        """Entropy and alternatives of this step, and the chosen token (argmax when greedy)."""
+    def _stats(self, meter: EntropyMeter, logits: np.ndarray, sampler: "_NumpySampler | _Forced | None") -> TokenStats:
+        """Entropy and alternatives of this step, and the chosen token (the argmax without a sampler)."""
         d = meter.measure(logits)
         chosen = None if sampler is None else sampler.draw(logits, d)
         token = int(d.top_ids[0]) if chosen is None else chosen
