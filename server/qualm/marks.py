@@ -1,0 +1,52 @@
+"""Uncertainty marks on a document, kept true while the document is edited.
+
+A mark covers one scored token (character offsets into the document's text). An edit that touches
+a mark's text removes the mark; an edit before it shifts it; an edit after it leaves it alone. So
+a mark never sits on text it no longer describes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Generic, Iterable, TypeVar
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class Mark(Generic[T]):
+    start: int
+    end: int
+    data: T
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace document[start:end] with ``text`` (offsets in the text before the edit)."""
+
+    start: int
+    end: int
+    text: str
+
+    @property
+    def delta(self) -> int:
+        return len(self.text) - (self.end - self.start)
+
+
+def apply_edit(marks: Iterable[Mark[T]], edit: Edit) -> list[Mark[T]]:
+    out: list[Mark[T]] = []
+    for m in marks:
+        if m.end <= edit.start:
+            out.append(m)  # entirely before the edit (typing right after a token keeps it)
+        elif m.start >= edit.end:
+            out.append(replace(m, start=m.start + edit.delta, end=m.end + edit.delta))
+        # otherwise the edit touched the mark's text: the mark no longer describes it
+    return out
+
+
+def apply_edits(marks: Iterable[Mark[T]], edits: Iterable[Edit]) -> list[Mark[T]]:
+    """Edits in the order the editor applied them (each in the coordinates after the previous)."""
+    current = list(marks)
+    for e in edits:
+        current = apply_edit(current, e)
+    return current
