@@ -3,10 +3,16 @@ first); a missing model is an error, not a skip, so CI cannot go green without e
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from qualm.model import ModelBackend, load_model
 from qualm.settings import Settings
+
+
+# The CLI reads the user's settings file; tests (and the subprocesses they start) must not.
+os.environ["QUALM_CONFIG"] = os.path.join(os.path.dirname(__file__), "no-such-settings.json")
 
 
 @pytest.fixture(scope="session")

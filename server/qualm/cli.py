@@ -16,7 +16,7 @@ from .model import GenerationOptions, ModelBackend, ModelFileError, ModelRuntime
 from .model.files import DEFAULT_MODEL, KNOWN_MODELS, cache_dir, cached_sha256, fetch_model
 from .pysource import SourceError, find_function, functions_in
 from .ensemble import CalibrationError
-from .settings import Settings, SettingsError
+from .settings import Settings, SettingsError, load_user_settings
 from qualm_sandbox import SandboxUnavailable
 from .terminal import console, highlighted, legend, lexical_table, model_lines, uncertain_tokens_table
 
@@ -34,8 +34,9 @@ class CliError(Exception):
 
 
 def _settings(model: Optional[str], n_gpu_layers: Optional[int], threads: Optional[int], **generation) -> Settings:
+    """The user's settings file, then the command line's flags on top."""
     model_section = {k: v for k, v in {"path": model, "n_gpu_layers": n_gpu_layers, "n_threads": threads}.items() if v is not None}
-    return Settings().with_overrides(model=model_section, generation={k: v for k, v in generation.items() if v is not None})
+    return load_user_settings().with_overrides(model=model_section, generation={k: v for k, v in generation.items() if v is not None})
 
 
 def _load(settings: Settings) -> ModelBackend:

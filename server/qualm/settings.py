@@ -6,9 +6,13 @@ the engine reads configuration from the environment or from globals.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field, fields, is_dataclass, replace
+from pathlib import Path
 from typing import Any, Mapping
+
+from platformdirs import user_config_dir
 
 
 def default_threads() -> int:
@@ -103,6 +107,28 @@ class Settings:
 
     def with_overrides(self, **sections: Mapping[str, Any]) -> "Settings":
         return _merge(self, sections, "qualm")
+
+
+def config_path() -> Path:
+    """The user's settings file for the CLI: QUALM_CONFIG, else platformdirs' config folder."""
+    override = os.environ.get("QUALM_CONFIG")
+    return Path(override) if override else Path(user_config_dir("qualm", appauthor=False)) / "settings.json"
+
+
+def load_user_settings(path: Path | None = None) -> Settings:
+    """Settings from the user's JSON file (same names as the language server's ``qualm`` section);
+    defaults when there is no file. A malformed file is an error that names the file."""
+    path = path or config_path()
+    if not path.exists():
+        return Settings()
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"{path}: not readable JSON ({exc})") from exc
+    try:
+        return Settings.from_mapping(data)
+    except SettingsError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
 
 
 def _merge(obj: Any, data: Mapping[str, Any], where: str) -> Any:

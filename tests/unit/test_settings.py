@@ -29,3 +29,20 @@ def test_from_mapping_merges_nested_sections():
 def test_bad_settings_are_named(data, message):
     with pytest.raises(SettingsError, match=message):
         Settings.from_mapping(data)
+
+
+def test_user_settings_file(tmp_path, monkeypatch):
+    from qualm.settings import load_user_settings
+
+    path = tmp_path / "settings.json"
+    monkeypatch.setenv("QUALM_CONFIG", str(path))
+    assert load_user_settings() == Settings()  # no file: defaults
+    path.write_text('{"model": {"path": "/models/other.gguf", "n_gpu_layers": -1}, "lexical": {"top_k": 3}}')
+    s = load_user_settings()
+    assert s.model.path == "/models/other.gguf" and s.model.n_gpu_layers == -1 and s.lexical.top_k == 3
+    path.write_text('{"model": {"gpu": 1}}')
+    with pytest.raises(SettingsError, match="settings.json: unknown setting qualm.model.gpu"):
+        load_user_settings()
+    path.write_text("{oops")
+    with pytest.raises(SettingsError, match="not readable JSON"):
+        load_user_settings()
