@@ -144,6 +144,17 @@ def score(
     out.print(legend(thresholds))
 
 
+@app.command()
+def serve() -> None:
+    """Run the language server over stdio (for VS Code, Neovim or any LSP client)."""
+    import logging  # noqa: PLC0415
+
+    from .lsp.server import serve as run_server  # noqa: PLC0415
+
+    logging.basicConfig(level=logging.WARNING)  # stdout is the protocol: logs go to stderr
+    run_server()
+
+
 def _calibration_for(backend: ModelBackend, settings: Settings):
     from .ensemble import find_calibration  # noqa: PLC0415
 

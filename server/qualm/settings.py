@@ -89,6 +89,15 @@ class EnsembleSettings:
 
 
 @dataclass(frozen=True)
+class EditorSettings:
+    """How the language server presents uncertainty."""
+
+    diagnostic_level: str = "medium"  # lowest token level that gets a diagnostic: low | medium | high
+    max_diagnostics: int = 50  # per document, the most uncertain first
+    completion_max_tokens: int = 128
+
+
+@dataclass(frozen=True)
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     generation: GenerationSettings = field(default_factory=GenerationSettings)
@@ -96,6 +105,7 @@ class Settings:
     algorithmic: AlgorithmicSettings = field(default_factory=AlgorithmicSettings)
     functional: FunctionalSettings = field(default_factory=FunctionalSettings)
     ensemble: EnsembleSettings = field(default_factory=EnsembleSettings)
+    editor: EditorSettings = field(default_factory=EditorSettings)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> "Settings":

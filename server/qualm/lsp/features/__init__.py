@@ -1,0 +1,1 @@
+"""One LSP feature per module; each exposes ``register(server)``."""

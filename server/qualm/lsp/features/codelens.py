@@ -1,0 +1,42 @@
+"""Code lens above every function: "qualm: assess", then the assessment in one line, and
+"qualm: re-assess" once the function has changed. Titles are filled in lazily (codeLens/resolve)."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ...pysource import SourceError, functions_in
+from ..presentation import lens_title
+from ..server import QualmServer
+
+ASSESS = "qualm.assessFunction"
+
+
+def register(server: QualmServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
+    def on_code_lens(ls: QualmServer, params: types.CodeLensParams) -> list[types.CodeLens]:
+        uri = params.text_document.uri
+        if uri not in ls.workspace.text_documents:
+            return []
+        doc = ls.workspace.get_text_document(uri)
+        try:
+            functions = functions_in(doc.source)
+        except SourceError:
+            return []  # while the file does not parse there is nothing to assess
+        return [
+            types.CodeLens(
+                range=types.Range(start=types.Position(fn.line - 1, 0), end=types.Position(fn.line - 1, 0)),
+                data={"uri": uri, "function": fn.name, "source": fn.source},
+            )
+            for fn in functions
+        ]
+
+    @server.feature(types.CODE_LENS_RESOLVE)
+    def on_resolve(ls: QualmServer, lens: types.CodeLens) -> types.CodeLens:
+        data = lens.data if isinstance(lens.data, dict) else {}
+        uri, name = data.get("uri"), data.get("function")
+        state = ls.docs.get(uri) if isinstance(uri, str) else None
+        stored = state.assessments.get(name) if state is not None and isinstance(name, str) else None
+        stale = stored is not None and stored.source != data.get("source")
+        lens.command = types.Command(title=lens_title(stored.assessment if stored else None, stale), command=ASSESS, arguments=[uri, name])
+        return lens

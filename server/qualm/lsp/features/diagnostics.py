@@ -1,0 +1,39 @@
+"""Diagnostics on uncertain tokens (source ``qualm``): from accepted completions and scored documents."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ...levels import LEVELS
+from ..presentation import diagnostic_message
+from ..server import QualmServer
+
+SEVERITY = {"high": types.DiagnosticSeverity.Information, "medium": types.DiagnosticSeverity.Hint, "low": types.DiagnosticSeverity.Hint}
+
+
+def publish(ls: QualmServer, uri: str) -> None:
+    """Send the document's current marks at or above the configured level, most uncertain first."""
+    state = ls.docs.get(uri)
+    if state is None or uri not in ls.workspace.text_documents:
+        return
+    doc = ls.workspace.get_text_document(uri)
+    editor = ls.settings.editor
+    floor = LEVELS.index(editor.diagnostic_level) if editor.diagnostic_level in LEVELS else 2
+    shown = [m for m in state.marks if LEVELS.index(m.data.level) >= floor and m.end > m.start]
+    shown.sort(key=lambda m: -m.data.entropy)
+    diagnostics = [
+        types.Diagnostic(
+            range=ls.to_range(doc, m.start, m.end),
+            message=diagnostic_message(m.data),
+            severity=SEVERITY.get(m.data.level, types.DiagnosticSeverity.Hint),
+            source="qualm",
+            code=m.data.level,
+            data={"entropy": m.data.entropy, "prob": m.data.prob},
+        )
+        for m in shown[: editor.max_diagnostics]
+    ]
+    ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version))
+
+
+def register(server: QualmServer) -> None:
+    pass  # diagnostics are pushed by the commands and edits that change marks

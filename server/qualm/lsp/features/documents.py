@@ -1,0 +1,48 @@
+"""Keeping marks true through edits: each content change moves or drops the marks it touches."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+from pygls.workspace import PositionCodec
+
+from ...marks import Edit, apply_edit
+from ..server import DocumentState, QualmServer
+from .diagnostics import publish
+
+
+def _offset(lines: list[str], codec: PositionCodec, pos: types.Position) -> int:
+    server_pos = codec.position_from_client_units(lines, pos)
+    line = min(server_pos.line, len(lines))
+    return sum(len(x) for x in lines[:line]) + (min(server_pos.character, len(lines[line].rstrip("\r\n"))) if line < len(lines) else 0)
+
+
+def register(server: QualmServer) -> None:
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    def on_open(ls: QualmServer, params: types.DidOpenTextDocumentParams) -> None:
+        ls.docs[params.text_document.uri] = DocumentState(params.text_document.text)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def on_change(ls: QualmServer, params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        state = ls.docs.get(uri)
+        if state is None:
+            return
+        had_marks = bool(state.marks)
+        codec = ls.workspace.position_codec
+        for change in params.content_changes:
+            if isinstance(change, types.TextDocumentContentChangePartial):
+                lines = state.text.splitlines(keepends=True)
+                start = _offset(lines, codec, change.range.start)
+                end = max(start, _offset(lines, codec, change.range.end))
+                state.marks = apply_edit(state.marks, Edit(start, end, change.text))
+                state.text = state.text[:start] + change.text + state.text[end:]
+            else:  # the whole text replaced: nothing can be said about the old marks
+                state.marks = []
+                state.text = change.text
+        if had_marks:
+            publish(ls, uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def on_close(ls: QualmServer, params: types.DidCloseTextDocumentParams) -> None:
+        ls.docs.pop(params.text_document.uri, None)
+        ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))

@@ -1,0 +1,110 @@
+"""What the editor shows, computed from engine results: plain functions, no LSP objects.
+
+Kept apart from the handlers so that the words and tables can be tested (and reused by other
+front ends) without a running server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..assess import Assessment
+from ..levels import Level, ensemble_words, level_of
+from ..trace import Alternative, TokenRecord
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """What a mark on the document remembers about the token under it."""
+
+    text: str
+    entropy: float
+    prob: float
+    level: Level
+    alternatives: tuple[Alternative, ...]
+    source: str  # "completion" or "score"
+
+    @classmethod
+    def of(cls, rec: TokenRecord, thresholds: tuple[float, float, float], source: str) -> "TokenInfo":
+        return cls(rec.text, rec.entropy, rec.prob, level_of(rec.entropy, thresholds), rec.alternatives, source)
+
+
+LEVEL_WORDS: dict[str, str] = {
+    "confident": "confident",
+    "low": "slightly uncertain",
+    "medium": "uncertain",
+    "high": "very uncertain",
+}
+
+
+def _show(text: str) -> str:
+    """A token's text for Markdown: visible whitespace, escaped pipes and backticks."""
+    shown = text.replace("\n", "⏎").replace("\t", "⇥")
+    if shown.strip() == "":
+        shown = shown.replace(" ", "·")
+    return shown.replace("|", "\\|").replace("`", "ˋ")
+
+
+def diagnostic_message(info: TokenInfo, top: int = 3) -> str:
+    alts = [a for a in info.alternatives if a.text != info.text][:top]
+    others = ", ".join(f"'{_show(a.text)}' {a.prob:.0%}" for a in alts)
+    head = f"'{_show(info.text.strip() or info.text)}': the model was {LEVEL_WORDS[info.level]} here ({info.entropy:.2f} nats, chose it with p = {info.prob:.2f})"
+    return head + (f"; it also considered {others}" if others else "")
+
+
+def token_hover(info: TokenInfo) -> str:
+    rows = "\n".join(
+        f"| {'**' if a.text == info.text else ''}`{_show(a.text)}`{'**' if a.text == info.text else ''} | {a.prob:.1%} |"
+        for a in info.alternatives
+    )
+    return (
+        f"**qualm** · token `{_show(info.text)}` · {LEVEL_WORDS[info.level]}\n\n"
+        f"entropy **{info.entropy:.3f}** nats · probability **{info.prob:.3f}** · from {info.source}\n\n"
+        f"| the model's top 5 | probability |\n|---|---|\n{rows}\n"
+    )
+
+
+def _num(x: float | None, pct: bool = False) -> str:
+    if x is None:
+        return "—"
+    return f"{100 * x:.0f}%" if pct else f"{x:.3f}"
+
+
+def assessment_hover(a: Assessment, stale: bool = False) -> str:
+    lines = [f"**qualm assessment** of `{a.function}`" + (" · *the function changed since: re-assess*" if stale else "")]
+    if a.ensemble is not None:
+        lines.append(f"\n**{a.ensemble:.2f} · {ensemble_words(a.ensemble)}** (weighted percentile against the model's reference problems)")
+    lines.append(f"\n*{a.calibration_note}*\n")
+    lines.append("| axis | raw | percentile | basis |\n|---|---|---|---|")
+    for ax in a.axes():
+        lines.append(f"| {ax.name} | {_num(ax.raw)} | {_num(ax.percentile, pct=True)} | {ax.note} |")
+    if a.plans:
+        steps = [len(p.steps) for p in a.plans]
+        lines.append(f"\n**Plans** ({len(a.plans)} sampled, {min(steps)}–{max(steps)} steps); the first:\n")
+        lines += [f"{i}. {s}" for i, s in enumerate(a.plans[0].steps[:10], 1)]
+    if a.tests:
+        passed = sum(t.status == "passed" for t in a.tests)
+        lines.append(f"\n**Self-tests**: {passed} of {len(a.tests)} passed\n")
+        for t in a.tests:
+            mark = "✓" if t.status == "passed" else "✗"
+            code = t.code.replace("\n", " ⏎ ")
+            lines.append(f"- {mark} `{code}`" + ("" if t.status == "passed" else f" — {t.status}: {t.message}"))
+    return "\n".join(lines)
+
+
+def lens_title(a: Assessment | None, stale: bool) -> str:
+    if a is None:
+        return "qualm: assess"
+    if stale:
+        return "qualm: re-assess"
+    parts = [f"qualm {a.ensemble:.2f} {ensemble_words(a.ensemble)}" if a.ensemble is not None else "qualm (raw)"]
+    if a.lexical.raw is not None:
+        parts.append(f"lexical {a.lexical.raw:.2f}")
+    if a.algorithmic.raw is not None:
+        parts.append(f"plans {a.algorithmic.raw:.2f}")
+    if a.tests:
+        failed = sum(t.status != "passed" for t in a.tests)
+        parts.append(f"tests {failed}/{len(a.tests)} failed")
+    elif not a.functional.available:
+        parts.append("tests n/a")
+    return " · ".join(parts)
