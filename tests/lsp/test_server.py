@@ -38,6 +38,7 @@ class Session:
         self.client = LanguageClient("qualm-tests", "1")
         self.statuses: list[dict] = []
         self.diagnostics: dict[str, list[t.Diagnostic]] = {}
+        self.diagnostic_versions: dict[str, int | None] = {}
         self.partials: list[Any] = []
         self.progress: list[Any] = []
         self.messages: list[str] = []
@@ -50,6 +51,7 @@ class Session:
         @c.feature(t.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         def on_diagnostics(ls, params: t.PublishDiagnosticsParams):
             self.diagnostics[params.uri] = params.diagnostics
+            self.diagnostic_versions[params.uri] = params.version
 
         @c.feature(t.WINDOW_LOG_MESSAGE)
         def on_log(ls, params):
@@ -69,6 +71,10 @@ class Session:
 
     async def start(self, options: dict | None = None, wait_ready: bool = True) -> None:
         await self.client.start_io(sys.executable, "-m", "qualm", "serve")
+        # pygls's client pipes the server's stderr and never reads it; a full pipe would block the
+        # server's logging (as an editor's output channel would not), so drain it here.
+        self.stderr: list[bytes] = []
+        self._drain = asyncio.create_task(self._read_stderr(self.client._server.stderr))
         caps = t.ClientCapabilities(
             window=t.WindowClientCapabilities(work_done_progress=True),
             workspace=t.WorkspaceClientCapabilities(code_lens=t.CodeLensWorkspaceClientCapabilities(refresh_support=True)),
@@ -77,6 +83,10 @@ class Session:
         self.client.initialized(t.InitializedParams())
         if wait_ready:
             await self.wait_for(lambda: any(s["state"] == "ready" for s in self.statuses), "the model to load")
+
+    async def _read_stderr(self, stream) -> None:
+        while chunk := await stream.read(65536):
+            self.stderr.append(chunk)
 
     async def wait_for(self, cond, what: str, timeout: float = 120.0) -> None:
         end = time.monotonic() + timeout
