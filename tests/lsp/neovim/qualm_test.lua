@@ -1,0 +1,56 @@
+-- Drives qualm's language server from Neovim's built-in LSP client, headless.
+-- Run by tests/lsp/test_neovim.py: nvim --headless -u NONE -c "luafile qualm_test.lua"
+-- with QUALM_PYTHON, QUALM_FILE and QUALM_OUT in the environment; writes its findings as JSON.
+local out = { statuses = {} }
+local function finish()
+  local f = io.open(os.getenv("QUALM_OUT"), "w")
+  f:write(vim.fn.json_encode(out))
+  f:close()
+  vim.cmd("qa!")
+end
+
+local ok, err = pcall(function()
+  local ready = false
+  local client_id = vim.lsp.start_client({
+    name = "qualm",
+    cmd = { os.getenv("QUALM_PYTHON"), "-m", "qualm", "serve" },
+    root_dir = vim.fn.fnamemodify(os.getenv("QUALM_FILE"), ":h"),
+    init_options = { qualm = { editor = { diagnostic_level = "low" } } },
+    handlers = {
+      ["qualm/status"] = function(_, result)
+        table.insert(out.statuses, result.state)
+        if result.state == "ready" then ready = true end
+      end,
+    },
+  })
+  vim.cmd("edit " .. os.getenv("QUALM_FILE"))
+  local bufnr = vim.api.nvim_get_current_buf()
+  vim.lsp.buf_attach_client(bufnr, client_id)
+  out.ready = vim.wait(120000, function() return ready end, 50)
+  local client = vim.lsp.get_client_by_id(client_id)
+  local uri = vim.uri_from_bufnr(bufnr)
+
+  local lenses = client.request_sync("textDocument/codeLens", { textDocument = { uri = uri } }, 20000, bufnr)
+  out.lenses = {}
+  for _, lens in ipairs(lenses.result or {}) do
+    local resolved = client.request_sync("codeLens/resolve", lens, 20000, bufnr)
+    table.insert(out.lenses, { line = lens.range.start.line, title = resolved.result.command.title })
+  end
+
+  local scored = client.request_sync("workspace/executeCommand", { command = "qualm.scoreDocument", arguments = { uri } }, 300000, bufnr)
+  out.scored = scored.result
+  vim.wait(20000, function() return #vim.diagnostic.get(bufnr) > 0 end, 50)
+  local diags = vim.diagnostic.get(bufnr)
+  out.diagnostics = #diags
+  if #diags > 0 then
+    out.first_source = diags[1].source
+    local hover = client.request_sync("textDocument/hover", {
+      textDocument = { uri = uri },
+      position = { line = diags[1].lnum, character = diags[1].col },
+    }, 20000, bufnr)
+    out.hover = hover.result and hover.result.contents.value or nil
+  end
+  client.stop()
+end)
+if not ok then out.error = tostring(err) end
+finish()
