@@ -298,3 +298,41 @@ def test_a_model_that_fails_to_load_is_reported_and_the_server_keeps_serving(tmp
             await s.command("qualm.scoreDocument", URI)
 
     run(scenario)
+
+
+def test_a_newer_completion_for_the_same_document_cancels_the_older():
+    async def scenario(s: Session):
+        await s.start()
+        s.open()
+        base = {"textDocument": {"uri": URI}, "position": {"line": 11, "character": 0}, "partialResultToken": "partial"}
+        first = asyncio.ensure_future(s.client.protocol.send_request_async("qualm/complete", {**base, "options": {"maxTokens": 400, "temperature": 0.8}}))
+        await s.wait_for(lambda: len(s.partials) >= 2, "the first completion to stream")
+        second = await s.client.protocol.send_request_async("qualm/complete", {**base, "options": {"maxTokens": 16}})
+        older = await first
+        assert older.stopReason == "cancelled"
+        assert second.stopReason != "cancelled" and second.text
+
+    run(scenario)
+
+
+def test_configuration_changes_reload_the_model_and_bad_settings_are_refused():
+    long_uri = "file:///tmp/qualm-lsp-test/long.py"
+    long_doc = "def long_function(x):\n" + "".join(f"    x = x * {i} + {i * 7} - (x // {i + 1})\n" for i in range(60)) + "    return x\n"
+
+    async def scenario(s: Session):
+        await s.start()
+        s.open()
+        s.open(long_doc, long_uri)
+        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": {"model": {"n_ctx": 64}}}))
+        await s.wait_for(lambda: [x["state"] for x in s.statuses].count("ready") >= 2, "the model to reload")
+        # the smallest context llama.cpp makes cannot hold this function: an error, and the server lives
+        with pytest.raises(JsonRpcException, match="context"):
+            await s.command("qualm.scoreDocument", long_uri)
+        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": {"model": {"n_ctx": "big"}}}))
+        await s.wait_for(lambda: any("must be an integer" in m for m in s.messages), "the settings error")
+        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": {"model": {"n_ctx": 4096}}}))
+        await s.wait_for(lambda: [x["state"] for x in s.statuses].count("ready") >= 3, "the model to reload again")
+        result = await s.command("qualm.scoreDocument", long_uri)
+        assert result["functions"] == ["long_function"]
+
+    run(scenario)

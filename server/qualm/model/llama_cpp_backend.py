@@ -84,11 +84,11 @@ class LlamaCppBackend:
             raise ModelFileError(f"{exc} for {path}") from exc
         self._multi: _Context | None = None  # created on the first batched sampling call
         self._n_ctx = self._main.n_ctx
-        self._n_batch = settings.n_batch
+        self._n_batch = self._main.n_batch
         # 1: text tokens are decoded one at a time exactly as in generation, so scoring what the
         # model wrote reproduces its entropies; llama.cpp's batched kernels are not batch-invariant
         # (chunks of 8 to 64 moved entropies by up to 0.1 nats on Qwen2.5-Coder-0.5B).
-        self._score_chunk = max(1, min(settings.score_batch, _MAX_SCORE_CHUNK, settings.n_batch))
+        self._score_chunk = max(1, min(settings.score_batch, _MAX_SCORE_CHUNK, self._main.n_batch))
         self._piece_buf = ctypes.create_string_buffer(256)
         self._pieces: dict[int, bytes] = {}
         self._add_bos = bool(lc.llama_vocab_get_add_bos(self._vocab))
@@ -443,7 +443,8 @@ class _Context:
         if not self.ctx:
             raise ModelRuntimeError(f"llama.cpp could not create a context of {n_ctx} tokens")
         self.n_ctx = int(lc.llama_n_ctx(self.ctx))
-        self.n_batch = n_batch
+        # llama.cpp may lower the batch to fit the context; a larger chunk would abort the process.
+        self.n_batch = min(n_batch, int(lc.llama_n_batch(self.ctx)), int(lc.llama_n_ubatch(self.ctx)))
         self.n_seq = n_seq
         self.batch = lc.llama_batch_init(n_batch, 0, 1)
         self.memory = lc.llama_get_memory(self.ctx)
