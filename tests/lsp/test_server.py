@@ -41,6 +41,7 @@ class Session:
         self.diagnostic_versions: dict[str, int | None] = {}
         self.partials: list[Any] = []
         self.progress: list[Any] = []
+        self.progress_tokens: list[Any] = []
         self.messages: list[str] = []
         c = self.client
 
@@ -67,7 +68,11 @@ class Session:
 
         @c.feature(t.PROGRESS)
         def on_progress(ls, params):
-            (self.partials if params.token == "partial" else self.progress).append(params.value)
+            if params.token == "partial":
+                self.partials.append(params.value)
+            else:
+                self.progress.append(params.value)
+                self.progress_tokens.append(params.token)
 
     async def start(self, options: dict | None = None, wait_ready: bool = True) -> None:
         await self.client.start_io(sys.executable, "-m", "qualm", "serve")
@@ -334,5 +339,23 @@ def test_configuration_changes_reload_the_model_and_bad_settings_are_refused():
         await s.wait_for(lambda: [x["state"] for x in s.statuses].count("ready") >= 3, "the model to reload again")
         result = await s.command("qualm.scoreDocument", long_uri)
         assert result["functions"] == ["long_function"]
+
+    run(scenario)
+
+
+def test_cancelling_the_assess_progress_stops_the_assessment():
+    async def scenario(s: Session):
+        await s.start({"algorithmic": {"n_plans": 4, "max_tokens": 400}, "functional": {"n_tests": 6, "max_tokens": 400}})
+        s.open()
+        pending = asyncio.ensure_future(s.command("qualm.assessFunction", URI, "circle_area"))
+        await s.wait_for(lambda: any(isinstance(p, dict) and "algorithmic" in str(p.get("message", "")) for p in s.progress), "the algorithmic stage")
+        started = time.monotonic()
+        s.client.protocol.notify(t.WINDOW_WORK_DONE_PROGRESS_CANCEL, t.WorkDoneProgressCancelParams(token=s.progress_tokens[0]))
+        out = await asyncio.wait_for(pending, 60)
+        assert out == {"cancelled": True}
+        assert time.monotonic() - started < 10
+        assert s.progress[-1]["kind"] == "end"
+        lenses = await s.lenses()
+        assert lenses[0].command.title == "qualm: assess"  # nothing half-done was stored
 
     run(scenario)
