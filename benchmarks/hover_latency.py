@@ -28,7 +28,7 @@ def summary(xs: list[float]) -> str:
     return f"n {len(xs)}, p50 {statistics.median(xs) * 1000:.1f} ms, p95 {p95 * 1000:.1f} ms, max {xs[-1] * 1000:.1f} ms"
 
 
-async def main(hovers: int) -> None:
+async def main(hovers: int, gap: float) -> None:
     s = Session()
     await s.start({"editor": {"diagnostic_level": "low"}})
     try:
@@ -40,6 +40,7 @@ async def main(hovers: int) -> None:
         async def hover_round(n: int) -> list[float]:
             out = []
             for i in range(n):
+                await asyncio.sleep(gap)  # spread the hovers over the stream, as a person would
                 line, char = spots[i % len(spots)]
                 t0 = time.perf_counter()
                 h = await s.hover(line, char)
@@ -52,17 +53,19 @@ async def main(hovers: int) -> None:
         completion = asyncio.ensure_future(s.client.protocol.send_request_async("qualm/complete", params))
         await s.wait_for(lambda: len(s.partials) >= 3, "streaming to start")
         streaming = []
+        tokens_before = len(s.partials)
+        started = time.perf_counter()
         while len(streaming) < hovers:
             if completion.done():
                 params["options"]["seed"] = len(streaming)  # keep the model busy
-                s.partials.clear()
                 completion = asyncio.ensure_future(s.client.protocol.send_request_async("qualm/complete", params))
-                await s.wait_for(lambda: len(s.partials) >= 3, "streaming to restart")
+                await s.wait_for(lambda: len(s.partials) >= tokens_before + 3, "streaming to restart")
             streaming += await hover_round(10)
-        tokens = len(s.partials)
+        window = time.perf_counter() - started
+        tokens = len(s.partials) - tokens_before
         await completion
         print(f"hover while idle:      {summary(idle)}")
-        print(f"hover while streaming: {summary(streaming)} ({tokens}+ tokens streamed meanwhile)")
+        print(f"hover while streaming: {summary(streaming)} ({tokens} tokens streamed during those {window:.1f} s)")
     finally:
         await s.stop()
 
@@ -70,4 +73,6 @@ async def main(hovers: int) -> None:
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--hovers", type=int, default=300)
-    asyncio.run(main(ap.parse_args().hovers))
+    ap.add_argument("--gap", type=float, default=0.03, help="seconds between hovers")
+    args = ap.parse_args()
+    asyncio.run(main(args.hovers, args.gap))
