@@ -48,16 +48,18 @@ class Isolation:
         cmd += ["--unshare-all"] if self.user_namespace else ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
         for d in _SYSTEM_DIRS:
             cmd += ["--ro-bind-try", d, d]
+        # An empty /tmp first: a Python installed under /tmp (a clone's venv) is mounted on top of it.
+        cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
         python_dirs = _python_dirs(python)
         # Parents that bubblewrap would create for the mounts (say /root for a pyenv Python)
         # must be traversable by the unprivileged test user, or imports fail inside.
-        parents = sorted({str(p) for d in python_dirs for p in Path(d).parents if str(p) != "/" and not str(p).startswith(_SYSTEM_DIRS)})
+        parents = sorted({str(p) for d in python_dirs for p in Path(d).parents if str(p) not in ("/", "/tmp") and not str(p).startswith(_SYSTEM_DIRS)})
         for parent in parents:
             cmd += ["--perms", "0755", "--dir", parent]
         for d in python_dirs:
             cmd += ["--ro-bind", d, d]
         cmd += ["--ro-bind", str(runner), f"{_INSIDE}/runner.py"]
-        cmd += ["--bind", str(work), f"{_INSIDE}/work", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+        cmd += ["--bind", str(work), f"{_INSIDE}/work"]
         cmd += ["--clearenv", "--chdir", f"{_INSIDE}/work"]
         for k, v in {**_BASE_ENV, "HOME": f"{_INSIDE}/work/home", "TMPDIR": "/tmp"}.items():
             cmd += ["--setenv", k, v]
@@ -103,9 +105,16 @@ def choose_isolation(mode: str = "auto") -> Isolation:
                 return candidate
         if mode == "bubblewrap":
             raise SandboxUnavailable(f"bubblewrap cannot run here: {problem}")
-    note = "limits only (no namespaces): resource limits, scrubbed environment, temporary HOME and working folder; network and files are not isolated"
     if root:
-        note += "; running as root, so the process-count limit is not enforced"
+        # Without namespaces, model-written code running as root could kill every process on the
+        # machine (kill(-1)), fork without bound (root ignores RLIMIT_NPROC) and write anywhere.
+        raise SandboxUnavailable(
+            "refusing to run model-written tests as root without bubblewrap (install it: apt-get install bubblewrap), or run qualm as a normal user"
+        )
+    note = (
+        "limits only (no namespaces): resource limits, scrubbed environment, temporary HOME and working folder; "
+        "network and files are not isolated, and a test could signal your other processes"
+    )
     return Isolation(name="limits", note=note, drop_privileges=False)
 
 

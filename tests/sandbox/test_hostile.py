@@ -16,7 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from qualm_sandbox import SandboxConfig, choose_isolation, run_tests
+from qualm_sandbox import SandboxConfig, SandboxUnavailable, choose_isolation, run_tests
+
+try:
+    ISOLATION = choose_isolation("auto")
+except SandboxUnavailable as exc:  # root without bubblewrap: qualm refuses to run such code at all
+    pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
 
 CANDIDATE = "def double(x):\n    return 2 * x\n"
 CONTROL = "assert double(21) == 42"
@@ -119,9 +124,10 @@ def test_hostile_battery_is_contained(outside, listener, monkeypatch):
     monkeypatch.setenv("QUALM_TEST_SECRET", "do-not-leak")
     snippets = hostile_snippets(outside, port)
     assert len(snippets) >= 20
-    if choose_isolation("auto").name == "limits" and os.geteuid() == 0:
-        # Root ignores RLIMIT_NPROC: without namespaces nothing bounds a fork bomb (documented).
-        snippets = [s for s in snippets if s[0] != "fork bomb"]
+    if ISOLATION.name == "limits":
+        # Without a PID namespace kill(-1) reaches every process of this user, pytest included
+        # (documented in the README); everything else must still be contained.
+        snippets = [s for s in snippets if s[0] != "kill every process"]
     tests: list[str] = []
     for _, code, _ in snippets:  # every hostile test is followed by a control that must pass
         tests += [code, CONTROL]
@@ -144,7 +150,7 @@ def test_hostile_battery_is_contained(outside, listener, monkeypatch):
 
 
 def test_bubblewrap_is_active_where_installed():
-    iso = choose_isolation("auto")
+    iso = ISOLATION
     if iso.name != "bubblewrap":
         pytest.skip(f"bubblewrap not usable here: {iso.note}")
     assert "namespaces" in iso.note
