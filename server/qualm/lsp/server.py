@@ -91,10 +91,13 @@ class QualmServer(LanguageServer):
         settings = self.settings
 
         def job(cancel: CancelToken) -> ModelBackend:
-            if self.backend is not None:
-                self.backend.close()
-                self.backend = None
-            return load_model(settings.model)
+            # Runs on the worker, so no other model job can be using the old model meanwhile; the
+            # new one is in place before the next queued job starts.
+            old, self.backend = self.backend, None
+            if old is not None:
+                old.close()
+            self.backend = load_model(settings.model)
+            return self.backend
 
         future, _ = self.worker.submit(job, key="model")
         future.add_done_callback(self._model_loaded)
@@ -108,7 +111,6 @@ class QualmServer(LanguageServer):
             self.set_status("error", str(exc))
             self.log(f"qualm: the model could not be loaded: {exc}", types.MessageType.Error)
             return
-        self.backend = future.result()
         try:
             digest = cached_sha256(Path(self.backend.info.path))
             self.calibration = find_calibration(digest, self.settings.ensemble.calibration_file, cache_dir() / "calibration")
@@ -121,22 +123,25 @@ class QualmServer(LanguageServer):
 
     async def run_model(self, fn: Callable[[ModelBackend, CancelToken], Any], key: str | None = None, cancel: CancelToken | None = None) -> Any:
         """Run model work on the worker; cancelling the awaiting task cancels the work."""
-        if self.backend is None:
+        if self.backend is None and self.state != "loading":
             raise ModelUnavailable(f"the model is not ready ({self.state}: {self.state_message})")
-        backend = self.backend
 
         def job(token: CancelToken) -> Any:
+            backend = self.backend  # the model of this moment: a reload queued before us has finished
+            if backend is None:
+                raise ModelUnavailable(f"the model is not ready ({self.state}: {self.state_message})")
             return fn(backend, token)
 
         future, token = self.worker.submit(job, key=key, cancel=cancel)
-        self.set_status("busy", "working")
+        if self.state == "ready":
+            self.set_status("busy", "working")
         try:
             return await future
         except asyncio.CancelledError:
             token.cancel()  # $/cancelRequest: the model stops at the next token
             raise
         finally:
-            if self.backend is not None and not self.worker.busy:
+            if self.state == "busy" and self.backend is not None and not self.worker.busy:
                 self.set_status("ready", self.backend.info.name)
 
     # -- settings ------------------------------------------------------------------------------
