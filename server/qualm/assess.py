@@ -11,7 +11,7 @@ import time
 from dataclasses import asdict, dataclass, field
 from typing import Callable
 
-from qualm_sandbox import SandboxConfig, SandboxUnavailable, run_tests
+from qualm_sandbox import SandboxConfig
 
 from . import prompts
 from .engine import score_function
@@ -20,7 +20,7 @@ from .model import CancelToken, GenerationOptions, ModelBackend
 from .pysource import FunctionSource
 from .settings import Settings
 from .signals.algorithmic import StepRouge, algorithmic_uncertainty
-from .signals.functional import parse_tests
+from .signals.functional import functional_uncertainty, parse_tests
 from .signals.lexical import LexicalReport
 
 Progress = Callable[[str, str], None]  # (axis or stage, message)
@@ -145,21 +145,13 @@ def assess_function(
     sandbox_note = ""
     if "." in fn.name:
         func_raw, func_note = None, "unavailable: a method needs its class; self-tests run on module-level functions"
-    elif not parsed.tests:
-        func_raw, func_note = None, f"unavailable: the model wrote no valid assert statement ({len(parsed.dropped)} dropped)"
     else:
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
-        try:
-            report = run_tests(fn.imports + "\n" + fn.source, parsed.tests, config, should_stop=lambda: cancel.cancelled)
-        except SandboxUnavailable as exc:
-            func_raw, func_note, sandbox_note = None, f"unavailable: {exc}", str(exc)
-        else:
-            _check(cancel)
-            tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in report.outcomes]
-            passed = sum(t.status == "passed" for t in tests)
-            func_raw = 1.0 - passed / len(tests)
-            func_note = f"{len(tests) - passed} of {len(tests)} self-tests failed"
-            sandbox_note = report.isolation_note
+        result = functional_uncertainty(fn.imports + "\n" + fn.source, parsed, config, should_stop=lambda: cancel.cancelled)
+        _check(cancel)
+        func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
+        if result.report is not None:
+            tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
     func_seconds = sampling_seconds * (1 - plan_share) + (time.perf_counter() - t0)
 
     raws = {"lexical": lexical.raw, "algorithmic": algo.uncertainty, "functional": func_raw}

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from .levels import LEVELS, Level, level_of
 from .model import ModelInfo
-from .signals.lexical import LexicalReport, LexicalScores
+from .signals.lexical import LexicalReport
 from .trace import TokenRecord, Trace
 
 LEVEL_STYLES: dict[Level, str] = {
@@ -68,10 +68,6 @@ def lexical_table(report: LexicalReport, title: str) -> Table:
     for s in (report.all, report.code, report.comment):
         table.add_row(s.scope, str(s.n_tokens), _fmt(s.top_k_entropy), _fmt(s.max_entropy), _fmt(s.mean_entropy), _fmt(s.mean_probability), _fmt(s.max_probability))
     return table
-
-
-def scores_row(s: LexicalScores) -> list[str]:
-    return [_fmt(s.top_k_entropy), _fmt(s.max_entropy), _fmt(s.mean_entropy), _fmt(s.mean_probability), _fmt(s.max_probability)]
 
 
 def model_lines(info: ModelInfo, sha256: str) -> Text:

@@ -16,8 +16,9 @@ import ast
 import json
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
-from qualm_sandbox import SandboxConfig, SandboxReport, run_tests
+from qualm_sandbox import SandboxConfig, SandboxReport, SandboxUnavailable, run_tests
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)(?:```|$)", re.DOTALL)
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'')
@@ -136,22 +137,26 @@ def _invalid(stmt: str) -> str | None:
 
 @dataclass(frozen=True)
 class FunctionalResult:
-    uncertainty: float | None  # None: unavailable (no valid test)
-    passed: int
-    total: int
+    uncertainty: float | None  # None: unavailable
+    note: str  # what the number rests on, or why it is unavailable
     parsed: ParsedTests
     report: SandboxReport | None
-
-    @property
-    def available(self) -> bool:
-        return self.uncertainty is not None
+    sandbox: str = ""  # the isolation that was active, or why there was none
 
 
-def functional_uncertainty(candidate_preamble: str, parsed: ParsedTests, config: SandboxConfig | None = None) -> FunctionalResult:
+def functional_uncertainty(
+    candidate_preamble: str,
+    parsed: ParsedTests,
+    config: SandboxConfig | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> FunctionalResult:
     """Run the parsed tests against the candidate (its imports and source) in the sandbox."""
     if not parsed.tests:
-        return FunctionalResult(None, 0, 0, parsed, None)
-    report = run_tests(candidate_preamble, parsed.tests, config)
-    passed = report.passed
-    total = len(parsed.tests)
-    return FunctionalResult(1.0 - passed / total, passed, total, parsed, report)
+        return FunctionalResult(None, f"unavailable: the model wrote no valid assert statement ({len(parsed.dropped)} dropped)", parsed, None)
+    try:
+        report = run_tests(candidate_preamble, parsed.tests, config, should_stop=should_stop)
+    except SandboxUnavailable as exc:
+        return FunctionalResult(None, f"unavailable: {exc}", parsed, None, str(exc))
+    total = len(report.outcomes)
+    failed = total - report.passed
+    return FunctionalResult(1.0 - report.passed / total, f"{failed} of {total} self-tests failed", parsed, report, report.isolation_note)
