@@ -107,10 +107,32 @@ def _header(written: str) -> str:
     return textwrap.dedent("\n".join(header)).rstrip() + "\n"
 
 
+class Reindenter:
+    """Puts the function's indentation back on each line the model starts, token by token.
+
+    The model writes a dedented function; a method's completion must be indented again. Fed the
+    tokens in order, it indents the first character of every line after a line break (blank lines
+    stay blank, with no trailing whitespace), so a streamed prefix and the final text agree.
+    """
+
+    def __init__(self, indent: str) -> None:
+        self.indent = indent
+        self._at_line_start = False
+
+    def feed(self, text: str) -> str:
+        if not self.indent:
+            return text
+        out: list[str] = []
+        for ch in text:
+            if ch == "\n":
+                self._at_line_start = True
+            elif self._at_line_start:
+                out.append(self.indent)
+                self._at_line_start = False
+            out.append(ch)
+        return "".join(out)
+
+
 def reindent(continuation: str, indent: str) -> str:
-    """Put the function's indentation back on the lines the model wrote (not the first: it
-    continues the cursor's line)."""
-    if not indent:
-        return continuation
-    lines = continuation.split("\n")
-    return "\n".join([lines[0]] + [indent + line if line.strip() else line for line in lines[1:]])
+    """The whole continuation re-indented at once (the first line continues the cursor's line)."""
+    return Reindenter(indent).feed(continuation)

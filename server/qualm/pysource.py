@@ -66,6 +66,14 @@ def functions_in(text: str, filename: str = "<source>") -> list[FunctionSource]:
     return found
 
 
+def function_at(text: str, line: int, filename: str = "<source>") -> FunctionSource:
+    """The innermost function whose lines (1-based, ``def`` to its last line) hold ``line``."""
+    inside = [fn for fn in functions_in(text, filename) if fn.line <= line <= fn.end_line]
+    if not inside:
+        raise SourceError(f"{filename}: line {line} is not inside a function")
+    return max(inside, key=lambda fn: fn.line)
+
+
 def find_function(text: str, name: str, filename: str = "<source>") -> FunctionSource:
     functions = functions_in(text, filename)
     for fn in functions:

@@ -68,3 +68,13 @@ def test_code_that_does_not_parse_still_gets_a_context():
 def test_reindent_puts_the_method_indentation_back_after_the_first_line():
     assert reindent("al\n    return total\n", "    ") == "al\n        return total\n"
     assert reindent("x\n\ny", "") == "x\n\ny"
+
+
+def test_reindenter_fed_token_by_token_gives_the_same_text_as_at_once():
+    from qualm.completion_context import Reindenter
+
+    pieces = ["total", " =", " 0\n", "\n", "    for", " x in xs:\n        total", " +=", " x\n", "    return total"]
+    stream = Reindenter("    ")
+    streamed = "".join(stream.feed(p) for p in pieces)
+    assert streamed == reindent("".join(pieces), "    ")
+    assert streamed == "total = 0\n\n        for x in xs:\n            total += x\n        return total"

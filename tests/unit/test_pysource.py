@@ -54,3 +54,15 @@ def test_errors_name_the_problem():
         find_function(SRC, "nope")
     with pytest.raises(SourceError, match="f.py:1: the file does not parse"):
         functions_in("def (:\n", "f.py")
+
+
+def test_function_at_finds_the_innermost_function_holding_a_line():
+    from qualm.pysource import SourceError, function_at
+
+    text = "import os\n\nclass A:\n    def f(self):\n        def g():\n            return 1\n        return g()\n\ndef h():\n    pass\n"
+    assert function_at(text, 4).name == "A.f"
+    assert function_at(text, 6).name == "A.f.g"
+    assert function_at(text, 7).name == "A.f"
+    assert function_at(text, 10).name == "h"
+    with pytest.raises(SourceError, match="not inside a function"):
+        function_at(text, 1)

@@ -1,5 +1,7 @@
-"""Commands: qualm.assessFunction (with cancellable work-done progress), qualm.scoreDocument,
-qualm.clear and qualm.status."""
+"""Assessment and the commands: ``qualm/assess`` (a request with client-initiated, cancellable
+work-done progress: the VS Code extension's notification), qualm.assessFunction (the same as a
+command, with server-initiated progress, for code lenses in any client), qualm.scoreDocument,
+qualm.clear and qualm.status. A function is named, or found from a position inside it."""
 
 from __future__ import annotations
 
@@ -14,11 +16,13 @@ from ... import engine
 from ...assess import AssessmentCancelled, assess_function
 from ...marks import Mark
 from ...model import CancelToken
-from ...pysource import SourceError, find_function, functions_in
+from ...pysource import FunctionSource, SourceError, find_function, function_at, functions_in
 from ..presentation import TokenInfo, lens_title
 from ..server import ModelUnavailable, QualmServer, StoredAssessment, UnknownDocument
+from ..params import get as _get, plain as _plain
 from .diagnostics import publish
 
+ASSESS_REQUEST = "qualm/assess"
 AXIS_STEPS = {"lexical": 10, "algorithmic": 40, "functional": 85, "done": 100}
 
 
@@ -37,38 +41,28 @@ def register(server: QualmServer) -> None:
 
     @server.command("qualm.assessFunction")
     async def assess_cmd(ls: QualmServer, *args: Any) -> dict:
-        uri, name = _uri_and_name(args)
-        try:
-            doc = ls.document(uri)
-            fn = find_function(doc.source, name, uri)
-        except (SourceError, UnknownDocument) as exc:
-            raise _error(exc) from exc
+        uri, target = _uri_and_target(args)
+        fn = _function(ls, uri, target)
         cancel = CancelToken()
         progress = await _begin_progress(ls, f"qualm: assessing {fn.name}", cancel)
-        loop = asyncio.get_running_loop()
+        return await _assess(ls, uri, fn, progress, cancel)
 
-        def on_progress(stage: str, message: str) -> None:  # called on the model thread
-            if progress is not None:
-                loop.call_soon_threadsafe(
-                    ls.work_done_progress.report, progress, types.WorkDoneProgressReport(message=f"{stage}: {message}", percentage=AXIS_STEPS.get(stage, None), cancellable=True)
-                )
-
-        settings, calibration = ls.settings, ls.calibration
-        try:
-            a = await ls.run_model(lambda backend, token: assess_function(backend, fn, settings, calibration, on_progress, token), key=f"assess:{uri}:{fn.name}", cancel=cancel)
-        except AssessmentCancelled:
-            _end_progress(ls, progress, "cancelled")
-            return {"cancelled": True}
-        except ModelUnavailable as exc:
-            _end_progress(ls, progress, str(exc))
-            raise
-        except BaseException:
-            _end_progress(ls, progress, "failed")
-            raise
-        ls.doc_state(uri).assessments[fn.name] = StoredAssessment(a, fn.source)
-        _end_progress(ls, progress, lens_title(a, False))
-        _refresh_lenses(ls)
-        return {"function": a.function, "summary": lens_title(a, False), "assessment": a.to_dict()}
+    @server.feature(ASSESS_REQUEST)
+    async def assess_request(ls: QualmServer, params: Any) -> dict:
+        p = _plain(params)
+        uri = _get(p, "textDocument", "uri")
+        target = p.get("function") or p.get("position")
+        if not isinstance(uri, str) or not isinstance(target, (str, dict)):
+            raise _error(ValueError("qualm/assess needs textDocument.uri and a function name or a position"))
+        fn = _function(ls, uri, target)
+        cancel = CancelToken()
+        token = p.get("workDoneToken")
+        progress = None
+        if isinstance(token, (str, int)):  # the client made the progress: it shows it, we report to it
+            progress = token
+            ls.progress_cancels[str(progress)] = cancel
+            ls.work_done_progress.begin(progress, types.WorkDoneProgressBegin(title=f"qualm: assessing {fn.name}", cancellable=True, percentage=0))
+        return await _assess(ls, uri, fn, progress, cancel)
 
     @server.command("qualm.scoreDocument")
     async def score_cmd(ls: QualmServer, *args: Any) -> dict:
@@ -122,17 +116,60 @@ def register(server: QualmServer) -> None:
         return ls.status()
 
 
+async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str | int | None, cancel: CancelToken) -> dict:
+    loop = asyncio.get_running_loop()
+
+    def on_progress(stage: str, message: str) -> None:  # called on the model thread
+        if progress is not None:
+            loop.call_soon_threadsafe(
+                ls.work_done_progress.report, progress, types.WorkDoneProgressReport(message=f"{stage}: {message}", percentage=AXIS_STEPS.get(stage, None), cancellable=True)
+            )
+
+    settings, calibration = ls.settings, ls.calibration
+    try:
+        a = await ls.run_model(lambda backend, token: assess_function(backend, fn, settings, calibration, on_progress, token), key=f"assess:{uri}:{fn.name}", cancel=cancel)
+    except AssessmentCancelled:
+        _end_progress(ls, progress, "cancelled")
+        return {"function": fn.name, "cancelled": True}
+    except ModelUnavailable as exc:
+        _end_progress(ls, progress, str(exc))
+        raise
+    except BaseException:
+        _end_progress(ls, progress, "stopped")
+        raise
+    ls.doc_state(uri).assessments[fn.name] = StoredAssessment(a, fn.source)
+    _end_progress(ls, progress, lens_title(a, False))
+    _refresh_lenses(ls)
+    return {"function": a.function, "summary": lens_title(a, False), "assessment": a.to_dict()}
+
+
+def _function(ls: QualmServer, uri: str, target: str | dict) -> FunctionSource:
+    try:
+        doc = ls.document(uri)
+        if isinstance(target, str):
+            return find_function(doc.source, target, uri)
+        line = target.get("line")
+        if not isinstance(line, int):
+            raise ValueError("a position needs an integer line")
+        return function_at(doc.source, line + 1, uri)
+    except (SourceError, UnknownDocument, ValueError) as exc:
+        raise _error(exc) from exc
+
+
 def _uri(args: tuple) -> str:
     if not args or not isinstance(args[0], str):
         raise _error(ValueError("expected the document's URI as the first argument"))
     return args[0]
 
 
-def _uri_and_name(args: tuple) -> tuple[str, str]:
+def _uri_and_target(args: tuple) -> tuple[str, str | dict]:
     uri = _uri(args)
-    if len(args) < 2 or not isinstance(args[1], str) or not args[1]:
-        raise _error(ValueError("expected [uri, function name]"))
-    return uri, args[1]
+    target = args[1] if len(args) > 1 else None
+    if hasattr(target, "_asdict"):  # pygls hands JSON objects over as namedtuples
+        target = target._asdict()
+    if not (isinstance(target, str) and target) and not isinstance(target, dict):
+        raise _error(ValueError("expected [uri, function name] or [uri, {line, character}]"))
+    return uri, target
 
 
 def _offset_map(document: str, first_line: int, source: str):
@@ -172,10 +209,10 @@ async def _begin_progress(ls: QualmServer, title: str, cancel: CancelToken) -> s
     return token
 
 
-def _end_progress(ls: QualmServer, token: str | None, message: str) -> None:
+def _end_progress(ls: QualmServer, token: str | int | None, message: str) -> None:
     if token is None:
         return
-    ls.progress_cancels.pop(token, None)
+    ls.progress_cancels.pop(str(token), None)
     ls.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
 

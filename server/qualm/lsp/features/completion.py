@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from dataclasses import asdict
-from typing import Any
+from dataclasses import asdict, replace
+from typing import Any, Iterable
 
 from lsprotocol import types
 
-from ...completion_context import completion_context
+from ...completion_context import Reindenter, completion_context
 from ...marks import Mark
 from ...model import GenerationOptions
 from ...signals.lexical import lexical_report
 from ...trace import TokenRecord, Trace
 from ..presentation import TokenInfo
 from ..server import QualmServer, UnknownDocument
+from ..params import get as _get, invalid as _invalid, plain as _plain
 from .diagnostics import publish
 
 COMPLETE = "qualm/complete"
@@ -37,15 +38,14 @@ def _token_json(rec: TokenRecord, shift: int, thresholds) -> dict[str, Any]:
     }
 
 
-def _indented(trace: Trace, indent: str) -> tuple[str, list[TokenRecord]]:
-    """The completion with the function's indentation put back after each line break, and the
-    token records moved to match (the model wrote a dedented function)."""
-    if not indent:
-        return trace.text, list(trace.tokens)
+def reindented(tokens: Iterable[TokenRecord], indent: str) -> tuple[str, list[TokenRecord]]:
+    """The completion with the function's indentation put back, and each token record moved to
+    its place in that text (one :class:`Reindenter` pass, the same one the stream uses)."""
+    stream = Reindenter(indent)
     text, out = "", []
-    for rec in trace.tokens:
-        piece = rec.text.replace("\n", "\n" + indent)
-        out.append(TokenRecord(rec.index, rec.token_id, piece, len(text), len(text) + len(piece), rec.entropy, rec.prob, rec.alternatives, rec.scope))
+    for rec in tokens:
+        piece = stream.feed(rec.text)
+        out.append(replace(rec, text=piece, start=len(text), end=len(text) + len(piece)))
         text += piece
     return text, out
 
@@ -65,21 +65,21 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
         top_alternatives=settings.generation.top_alternatives,
     )
     loop = asyncio.get_running_loop()
-    indent = ctx.indent
+    stream = Reindenter(ctx.indent)
     streamed = {"chars": 0}
 
     def on_token(rec: TokenRecord) -> None:  # on the model thread
         if partial_token is None:
             return
-        piece = rec.text.replace("\n", "\n" + indent) if indent else rec.text
+        piece = stream.feed(rec.text)
         start = streamed["chars"]
         streamed["chars"] += len(piece)
-        moved = TokenRecord(rec.index, rec.token_id, piece, start, start + len(piece), rec.entropy, rec.prob, rec.alternatives)
+        moved = replace(rec, text=piece, start=start, end=start + len(piece))
         value = {"text": piece, "tokens": [_token_json(moved, 0, thresholds)]}
         loop.call_soon_threadsafe(ls.protocol.notify, types.PROGRESS, types.ProgressParams(token=partial_token, value=value))
 
     trace = await ls.run_model(lambda backend, token: backend.generate(ctx.prompt, gen, on_token=on_token, cancel=token), key=f"complete:{uri}")
-    text, records = _indented(trace, indent)
+    text, records = reindented(trace.tokens, ctx.indent)
     trace_id = str(uuid.uuid4())
     ls.remember_trace(trace_id, Trace(text=text, tokens=tuple(records), model=trace.model, mode=trace.mode, stop_reason=trace.stop_reason, seconds=trace.seconds))
     lex = lexical_report(trace, settings.lexical.top_k)
@@ -139,33 +139,3 @@ def register(server: QualmServer) -> None:
         taken = {(m.start, m.end) for m in fresh}
         state.marks = sorted([m for m in state.marks if (m.start, m.end) not in taken] + fresh, key=lambda m: m.start)
         publish(ls, uri)
-
-
-def _plain(params: Any) -> dict:
-    """Custom methods arrive as pygls's namedtuples (or dicts): make them plain dicts."""
-    value = _plain_value(params)
-    return value if isinstance(value, dict) else {}
-
-
-def _plain_value(v: Any) -> Any:
-    if hasattr(v, "_asdict"):
-        return {k: _plain_value(x) for k, x in v._asdict().items()}
-    if isinstance(v, dict):
-        return {k: _plain_value(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain_value(x) for x in v]
-    return v
-
-
-def _get(d: Any, *keys: str) -> Any:
-    for k in keys:
-        if not isinstance(d, dict):
-            return None
-        d = d.get(k)
-    return d
-
-
-def _invalid(message: str) -> Exception:
-    from pygls.exceptions import JsonRpcInvalidParams  # noqa: PLC0415
-
-    return JsonRpcInvalidParams(message)

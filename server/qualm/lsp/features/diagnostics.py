@@ -1,4 +1,6 @@
-"""Diagnostics on uncertain tokens (source ``qualm``): from accepted completions and scored documents."""
+"""Diagnostics on uncertain tokens (source ``qualm``) from accepted completions and scored documents,
+and ``qualm/marks``: every mark's range and level, for clients that colour the tokens (the VS Code
+extension's highlights), sent with the document version the ranges belong to."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from lsprotocol import types
 from ...levels import LEVELS
 from ..presentation import diagnostic_message
 from ..server import QualmServer
+
+MARKS = "qualm/marks"
 
 SEVERITY = {"high": types.DiagnosticSeverity.Information, "medium": types.DiagnosticSeverity.Hint, "low": types.DiagnosticSeverity.Hint}
 
@@ -33,6 +37,12 @@ def publish(ls: QualmServer, uri: str) -> None:
         for m in shown[: editor.max_diagnostics]
     ]
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version))
+    marks = [{"range": _plain_range(ls.to_range(doc, m.start, m.end)), "level": m.data.level} for m in state.marks if m.data.level != "confident" and m.end > m.start]
+    ls.protocol.notify(MARKS, {"uri": uri, "version": doc.version, "marks": marks})
+
+
+def _plain_range(r: types.Range) -> dict:
+    return {"start": {"line": r.start.line, "character": r.start.character}, "end": {"line": r.end.line, "character": r.end.character}}
 
 
 def register(server: QualmServer) -> None:

@@ -1,0 +1,35 @@
+"""Parameters of qualm's custom LSP methods, which pygls hands over untyped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def plain(params: Any) -> dict:
+    """Custom methods arrive as pygls's namedtuples (or dicts): make them plain dicts."""
+    value = plain_value(params)
+    return value if isinstance(value, dict) else {}
+
+
+def plain_value(v: Any) -> Any:
+    if hasattr(v, "_asdict"):
+        return {k: plain_value(x) for k, x in v._asdict().items()}
+    if isinstance(v, dict):
+        return {k: plain_value(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain_value(x) for x in v]
+    return v
+
+
+def get(d: Any, *keys: str) -> Any:
+    for k in keys:
+        if not isinstance(d, dict):
+            return None
+        d = d.get(k)
+    return d
+
+
+def invalid(message: str) -> Exception:
+    from pygls.exceptions import JsonRpcInvalidParams  # noqa: PLC0415
+
+    return JsonRpcInvalidParams(message)
