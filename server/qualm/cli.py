@@ -145,7 +145,9 @@ def score(
 
 
 @app.command()
-def serve() -> None:
+def serve(
+    stdio: bool = typer.Option(True, "--stdio", help="Talk LSP over stdin/stdout (the only transport; clients such as vscode-languageclient pass it)."),
+) -> None:
     """Run the language server over stdio (for VS Code, Neovim or any LSP client)."""
     import logging  # noqa: PLC0415
 

@@ -24,7 +24,11 @@ class CompletionContext:
     prompt: prompts.ChatPrompt
     function: str | None  # the enclosing function's name, if any
     indent: str  # the function's own indentation, removed in the prompt; put back on insertion
-    written: str  # the code the model sees as already written (dedented)
+    written: str  # the code before the cursor (dedented)
+    # Whitespace right before the cursor, left out of the prompt: a prompt that ends in spaces makes
+    # the model start with an odd token (" #" after four spaces instead of "    #"). The model writes
+    # it again and the completion drops it (see PrefixTrimmer).
+    heal: str = ""
 
 
 def completion_context(text: str, offset: int) -> CompletionContext:
@@ -33,13 +37,21 @@ def completion_context(text: str, offset: int) -> CompletionContext:
     def_index = _enclosing_def(lines)
     if def_index is None:
         written = "\n".join(lines[-_CONTEXT_LINES:])
-        return CompletionContext(_prompt(imports + written, imports, written), None, "", written)
+        kept, heal = _split_trailing_space(written)
+        return CompletionContext(_prompt(imports + written, imports, kept), None, "", written, heal)
     m = _DEF.match(lines[def_index])
     assert m is not None
     indent = m.group("indent")
     written = _dedent("\n".join(lines[def_index:]), indent)
     problem = (imports + "\n" if imports else "") + _header(written)
-    return CompletionContext(_prompt(problem, imports, written), m.group("name"), indent, written)
+    kept, heal = _split_trailing_space(written)
+    return CompletionContext(_prompt(problem, imports, kept), m.group("name"), indent, written, heal)
+
+
+def _split_trailing_space(written: str) -> tuple[str, str]:
+    """The text without the spaces and tabs that end it (not line breaks), and those."""
+    kept = written.rstrip(" \t")
+    return kept, written[len(kept) :]
 
 
 def _enclosing_def(lines: list[str]) -> int | None:
@@ -105,6 +117,25 @@ def _header(written: str) -> str:
     if doc:
         header += rest[: doc.end()].split("\n")
     return textwrap.dedent("\n".join(header)).rstrip() + "\n"
+
+
+class PrefixTrimmer:
+    """Drops the healed whitespace (:attr:`CompletionContext.heal`) from the start of the stream, as far
+    as the model wrote it again; the document already has it before the cursor."""
+
+    def __init__(self, prefix: str) -> None:
+        self.rest = prefix
+
+    def feed(self, text: str) -> str:
+        if not self.rest:
+            return text
+        n = 0
+        while n < len(text) and n < len(self.rest) and text[n] == self.rest[n]:
+            n += 1
+        # Either the whole token was prefix (more may follow), or the prefix is used up, or the model
+        # went another way: in the last two cases trimming stops here.
+        self.rest = self.rest[n:] if n == len(text) else ""
+        return text[n:]
 
 
 class Reindenter:

@@ -78,3 +78,20 @@ def test_reindenter_fed_token_by_token_gives_the_same_text_as_at_once():
     streamed = "".join(stream.feed(p) for p in pieces)
     assert streamed == reindent("".join(pieces), "    ")
     assert streamed == "total = 0\n\n        for x in xs:\n            total += x\n        return total"
+
+
+def test_whitespace_before_the_cursor_is_left_out_of_the_prompt_and_trimmed_from_the_completion():
+    from qualm.completion_context import PrefixTrimmer
+
+    text = 'def f(xs):\n    """Sum."""\n    '
+    ctx = completion_context(text, len(text))
+    assert ctx.heal == "    "
+    assert ctx.prompt.assistant_prefix.endswith('"""Sum."""\n')
+    # the model writes the indentation again, split over tokens as a tokenizer would
+    trim = PrefixTrimmer(ctx.heal)
+    assert [trim.feed(t) for t in ["   ", " return", " sum", "(xs)"]] == ["", "return", " sum", "(xs)"]
+    # a model that goes another way keeps its own text after what matched
+    other = PrefixTrimmer("    ")
+    assert [other.feed(t) for t in ["  ", "x", "  y"]] == ["", "x", "  y"]
+    # no trailing whitespace, nothing healed
+    assert completion_context("x = 1", 5).heal == ""

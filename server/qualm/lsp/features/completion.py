@@ -11,7 +11,7 @@ from typing import Any, Iterable
 
 from lsprotocol import types
 
-from ...completion_context import Reindenter, completion_context
+from ...completion_context import CompletionContext, PrefixTrimmer, Reindenter, completion_context
 from ...marks import Mark
 from ...model import GenerationOptions
 from ...signals.lexical import lexical_report
@@ -38,10 +38,21 @@ def _token_json(rec: TokenRecord, shift: int, thresholds) -> dict[str, Any]:
     }
 
 
-def reindented(tokens: Iterable[TokenRecord], indent: str) -> tuple[str, list[TokenRecord]]:
-    """The completion with the function's indentation put back, and each token record moved to
-    its place in that text (one :class:`Reindenter` pass, the same one the stream uses)."""
-    stream = Reindenter(indent)
+class Placement:
+    """From the model's tokens to the text inserted at the cursor: the healed whitespace trimmed, the
+    function's indentation put back. The stream and the final result go through the same steps."""
+
+    def __init__(self, ctx: CompletionContext) -> None:
+        self._trim = PrefixTrimmer(ctx.heal)
+        self._indent = Reindenter(ctx.indent)
+
+    def feed(self, text: str) -> str:
+        return self._indent.feed(self._trim.feed(text))
+
+
+def placed(tokens: Iterable[TokenRecord], ctx: CompletionContext) -> tuple[str, list[TokenRecord]]:
+    """The completion as inserted, and each token record moved to its place in that text."""
+    stream = Placement(ctx)
     text, out = "", []
     for rec in tokens:
         piece = stream.feed(rec.text)
@@ -65,7 +76,7 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
         top_alternatives=settings.generation.top_alternatives,
     )
     loop = asyncio.get_running_loop()
-    stream = Reindenter(ctx.indent)
+    stream = Placement(ctx)
     streamed = {"chars": 0}
 
     def on_token(rec: TokenRecord) -> None:  # on the model thread
@@ -79,7 +90,7 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
         loop.call_soon_threadsafe(ls.protocol.notify, types.PROGRESS, types.ProgressParams(token=partial_token, value=value))
 
     trace = await ls.run_model(lambda backend, token: backend.generate(ctx.prompt, gen, on_token=on_token, cancel=token), key=f"complete:{uri}")
-    text, records = reindented(trace.tokens, ctx.indent)
+    text, records = placed(trace.tokens, ctx)
     trace_id = str(uuid.uuid4())
     ls.remember_trace(trace_id, Trace(text=text, tokens=tuple(records), model=trace.model, mode=trace.mode, stop_reason=trace.stop_reason, seconds=trace.seconds))
     lex = lexical_report(trace, settings.lexical.top_k)
