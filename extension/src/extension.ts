@@ -1,0 +1,102 @@
+// qualm's VS Code extension: starts the Python language server and renders what it computes
+// (ghost text, highlights, status); hover, code lens and diagnostics come straight from LSP.
+// It never computes a score itself.
+
+import * as vscode from "vscode";
+import { CommandInterceptor, QualmClient } from "./client";
+import { assessWithProgress, selectModel, serverCommandWithProgress, toggleHighlights } from "./commands";
+import { ACCEPT_COMMAND, InlineCompletions, StreamEvent } from "./completions";
+import { Highlight, Highlights } from "./highlights";
+import { readClientSettings, ClientSettings } from "./settings";
+import { StatusItem, showMenu } from "./status";
+import { ClientStatus } from "./client";
+
+/** What activate() returns: for other extensions and for qualm's end-to-end tests. */
+export interface QualmApi {
+  status(): ClientStatus;
+  onStatus: vscode.Event<ClientStatus>;
+  highlights(uri: vscode.Uri): Highlight[];
+  onHighlights: vscode.Event<string>;
+  onCompletion: vscode.Event<StreamEvent>;
+  restart(): Promise<void>;
+}
+
+export function activate(context: vscode.ExtensionContext): QualmApi {
+  const settings = (): ClientSettings => {
+    const config = vscode.workspace.getConfiguration("qualm");
+    return readClientSettings((key, fallback) => config.get(key, fallback));
+  };
+  const output = vscode.window.createOutputChannel("qualm");
+  const status = new StatusItem();
+  const highlights = new Highlights(
+    () => settings().highlightsEnabled,
+    () => settings().minimumLevel,
+  );
+  // Code lenses name the server's qualm.assessFunction: run it here, with a notification to cancel.
+  const intercept: CommandInterceptor = (command, args) =>
+    command === "qualm.assessFunction" && typeof args[0] === "string"
+      ? assessWithProgress(qualm, args[0], typeof args[1] === "string" ? { function: args[1] } : {})
+      : undefined;
+  const qualm = new QualmClient(context, output, intercept);
+  const completions = new InlineCompletions(qualm, settings);
+
+  context.subscriptions.push(
+    output,
+    status,
+    highlights,
+    qualm,
+    completions,
+    qualm.onStatus((s) => {
+      status.show(s);
+      // A new server process knows no marks: drop ours, or they would outlive their hovers.
+      if (s.state === "starting") highlights.clearAll();
+    }),
+    qualm.onMarks((m) => highlights.fromServer(m)),
+    completions.onStream((e) => {
+      if (e.kind === "finished" || e.kind === "accepted") status.streaming(undefined);
+      else status.streaming({ tokens: e.stream.tokens.length, uncertain: e.stream.tokens.filter((t) => t.level !== "confident").length });
+    }),
+    vscode.languages.registerInlineCompletionItemProvider([{ language: "python", scheme: "file" }, { language: "python", scheme: "untitled" }], completions),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration("qualm.highlights")) highlights.renderAll();
+    }),
+    vscode.commands.registerCommand(ACCEPT_COMMAND, (id: number, text: string) => completions.accepted(id, text)),
+    vscode.commands.registerCommand("qualm.triggerCompletion", () => vscode.commands.executeCommand("editor.action.inlineSuggest.trigger")),
+    vscode.commands.registerCommand("qualm.assessFunctionAtCursor", () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return undefined;
+      return assessWithProgress(qualm, editor.document.uri.toString(), { position: editor.selection.active });
+    }),
+    vscode.commands.registerCommand("qualm.scoreCurrentDocument", () => {
+      const editor = vscode.window.activeTextEditor;
+      if (!editor) return undefined;
+      return serverCommandWithProgress(qualm, "qualm: scoring the document's functions", "qualm.scoreDocument", [editor.document.uri.toString()]);
+    }),
+    vscode.commands.registerCommand("qualm.clearAll", () => serverCommandWithProgress(qualm, "qualm: clearing", "qualm.clear", [])),
+    vscode.commands.registerCommand("qualm.toggleHighlights", toggleHighlights),
+    vscode.commands.registerCommand("qualm.restartServer", () => qualm.restart()),
+    vscode.commands.registerCommand("qualm.showLog", () => output.show(true)),
+    vscode.commands.registerCommand("qualm.selectModel", selectModel),
+    vscode.commands.registerCommand("qualm.showMenu", showMenu),
+    vscode.commands.registerCommand("qualm.openSettings", () => vscode.commands.executeCommand("workbench.action.openSettings", "@ext:qualm.qualm")),
+  );
+
+  void qualm.start();
+  stopOnDeactivate = () => qualm.stop();
+
+  return {
+    status: () => qualm.status,
+    onStatus: qualm.onStatus,
+    highlights: (uri) => highlights.get(uri),
+    onHighlights: highlights.onDidChange,
+    onCompletion: completions.onStream,
+    restart: () => qualm.restart(),
+  };
+}
+
+// VS Code awaits deactivate() but not dispose(): stop the server here so it exits cleanly.
+let stopOnDeactivate: (() => Promise<void>) | undefined;
+
+export function deactivate(): Thenable<void> | undefined {
+  return stopOnDeactivate?.();
+}

@@ -1,0 +1,80 @@
+// The status bar item: the model and the server's state; a click opens qualm's menu.
+
+import * as vscode from "vscode";
+import { ClientStatus } from "./client";
+
+const ICONS: Record<string, string> = {
+  starting: "$(loading~spin)",
+  loading: "$(loading~spin)",
+  ready: "$(pulse)",
+  busy: "$(sync~spin)",
+  writing: "$(sync~spin)",
+  error: "$(error)",
+  failed: "$(error)",
+  stopped: "$(circle-slash)",
+};
+
+export class StatusItem implements vscode.Disposable {
+  private readonly item = vscode.window.createStatusBarItem("qualm.status", vscode.StatusBarAlignment.Right, 100);
+  private last: ClientStatus = { state: "stopped", message: "not started", model: null };
+  private writing?: { tokens: number; uncertain: number };
+
+  constructor() {
+    this.item.name = "qualm";
+    this.item.command = "qualm.showMenu";
+    this.show(this.last);
+    this.item.show();
+  }
+
+  show(status: ClientStatus): void {
+    this.last = status;
+    this.paint();
+  }
+
+  /** While a completion streams: how many tokens so far, how many of them uncertain. */
+  streaming(progress?: { tokens: number; uncertain: number }): void {
+    this.writing = progress;
+    this.paint();
+  }
+
+  private paint(): void {
+    const s = this.last;
+    const model = s.model ? shortModel(s.model) : "qualm";
+    const state = this.writing && (s.state === "ready" || s.state === "busy") ? "writing" : s.state;
+    const label = state === "ready" ? model : `${model}: ${state}`;
+    this.item.text = `${ICONS[state] ?? ""} ${label}`.trim();
+    const tip = new vscode.MarkdownString(undefined, true);
+    tip.appendMarkdown(`**qualm** · ${state}\n\n`);
+    if (s.model) tip.appendMarkdown(`model: \`${s.model}\`\n\n`);
+    if (this.writing) tip.appendMarkdown(`writing a completion: ${this.writing.tokens} tokens, ${this.writing.uncertain} uncertain\n\n`);
+    if (s.message) tip.appendText(s.message + "\n\n");
+    if (s.interpreter) tip.appendMarkdown(`server: \`${s.interpreter} -m qualm serve\`\n\n`);
+    tip.appendMarkdown("Click for qualm's menu.");
+    this.item.tooltip = tip;
+    const bad = s.state === "error" || s.state === "failed";
+    this.item.backgroundColor = bad ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+function shortModel(name: string): string {
+  return name.replace(/\.gguf$/i, "");
+}
+
+export async function showMenu(): Promise<void> {
+  const items: (vscode.QuickPickItem & { command: string })[] = [
+    { label: "$(output) Show Log", command: "qualm.showLog" },
+    { label: "$(debug-restart) Restart Server", command: "qualm.restartServer" },
+    { label: "$(symbol-color) Toggle Uncertainty Highlights", command: "qualm.toggleHighlights" },
+    { label: "$(file) Select Model File…", command: "qualm.selectModel" },
+    { label: "$(beaker) Assess Function at Cursor", command: "qualm.assessFunctionAtCursor" },
+    { label: "$(symbol-event) Score Document", command: "qualm.scoreCurrentDocument" },
+    { label: "$(clear-all) Clear", command: "qualm.clearAll" },
+    { label: "$(gear) Settings", command: "qualm.openSettings" },
+  ];
+  const pick = await vscode.window.showQuickPick(items, { title: "qualm" });
+  if (pick) await vscode.commands.executeCommand(pick.command);
+}

@@ -1,0 +1,249 @@
+// End-to-end tests in a real VS Code: the VS Code server inside code-server (installed by
+// scripts/setup-editor), its workbench in headless Chromium, the extension loaded from this checkout,
+// the real Python language server and the default model. The mocha suite in ./suite runs inside the
+// extension host; it asks this runner (through files in the artifacts folder) for what only the page
+// can see: the ghost text's DOM, the hover widget, screenshots.
+//
+//   node extension/out/test/e2e/run.js          (npm run test:e2e; scripts/test runs it)
+// Environment: QUALM_EDITOR_DIR (code-server install), QUALM_E2E_ARTIFACTS (default build/e2e),
+// CHROMIUM (default /usr/bin/chromium), QUALM_E2E_TIMEOUT_S (default 900).
+
+import { ChildProcess, spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { join, resolve } from "node:path";
+import { chromium, Page } from "playwright-core";
+import { qualmCacheDir } from "../../src/python";
+
+const CODE_SERVER_VERSION = "4.139.1";
+const repo = resolve(__dirname, "../../../..");
+const editorDir = process.env.QUALM_EDITOR_DIR ?? join(qualmCacheDir(), "editor", `code-server-${CODE_SERVER_VERSION}`);
+const artifacts = resolve(process.env.QUALM_E2E_ARTIFACTS ?? join(repo, "build", "e2e"));
+const timeoutS = Number(process.env.QUALM_E2E_TIMEOUT_S ?? 900);
+
+function log(msg: string): void {
+  process.stdout.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once("error", rej);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+async function waitForHttp(url: string, ms: number, proc: ChildProcess): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    if (proc.exitCode !== null) throw new Error(`the VS Code server exited with ${proc.exitCode}`);
+    try {
+      const r = await fetch(url);
+      if (r.status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    await sleep(250);
+  }
+  throw new Error(`${url} did not answer within ${ms / 1000} s`);
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What the suite may ask of the page: look at the DOM, take a screenshot. */
+async function serve(page: Page, request: { action: string; name: string }): Promise<unknown> {
+  if (request.action === "screenshot") {
+    const path = join(artifacts, `${request.name}.png`);
+    await page.screenshot({ path });
+    return { path };
+  }
+  if (request.action === "ghost") {
+    return page.evaluate(() =>
+      Array.from(document.querySelectorAll(".ghost-text-decoration, .ghost-text-decoration-preview, .ghost-text"))
+        .map((e) => e.textContent ?? "")
+        .join("\n"),
+    );
+  }
+  if (request.action === "hover") {
+    return page.evaluate(() =>
+      Array.from(document.querySelectorAll(".monaco-hover:not(.hidden)"))
+        .map((e) => (e as HTMLElement).innerText ?? "")
+        .join("\n"),
+    );
+  }
+  if (request.action === "decorations") {
+    // qualm's highlights as the editor paints them: decoration overlays (generated "ced-" classes)
+    // with an underline (a bottom border) in one of qualm's theme colours.
+    return page.evaluate(() =>
+      Array.from(document.querySelectorAll(".monaco-editor .view-overlays [class*='ced-']"))
+        .map((e) => getComputedStyle(e))
+        .filter((st) => parseFloat(st.borderBottomWidth) > 0)
+        .map((st) => `${st.borderBottomWidth} ${st.borderBottomColor} on ${st.backgroundColor}`),
+    );
+  }
+  if (request.action === "lenses") {
+    return page.evaluate(() =>
+      Array.from(document.querySelectorAll(".monaco-editor .codelens-decoration"))
+        .map((e) => (e as HTMLElement).innerText)
+        .join("\n"),
+    );
+  }
+  return { error: `unknown action ${request.action}` };
+}
+
+/** The extension's output channel ("qualm": client and server log), as VS Code saved it. */
+function qualmOutput(scratch: string): string {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/^\d+-qualm\.log$/.test(e.name)) found.push(p);
+    }
+  };
+  try {
+    walk(join(scratch, "user-data", "logs"));
+  } catch {
+    return "(no logs)";
+  }
+  for (const p of found) copyFileSync(p, join(artifacts, "qualm-output.log"));
+  return found.map((p) => readFileSync(p, "utf8")).join("\n") || "(empty)";
+}
+
+async function main(): Promise<number> {
+  const node = join(editorDir, "node", "bin", "node");
+  const serverMain = join(editorDir, "lib", "node_modules", "code-server", "lib", "vscode", "out", "server-main.js");
+  if (!existsSync(node) || !existsSync(serverMain)) {
+    log(`no code-server in ${editorDir}: run scripts/setup-editor`);
+    return 2;
+  }
+  rmSync(artifacts, { recursive: true, force: true });
+  const scratch = join(artifacts, "scratch");
+  const home = join(scratch, "home");
+  const workspace = join(scratch, "workspace");
+  const channel = join(artifacts, "channel");
+  for (const d of [home, join(scratch, "tmp"), join(scratch, "run"), join(workspace, ".vscode"), channel]) mkdirSync(d, { recursive: true });
+  copyFileSync(join(repo, "extension", "test", "e2e", "fixtures", "stub.py"), join(workspace, "stub.py"));
+  // Small budgets keep the real model quick on two CPU cores; the methods are the same.
+  const settings = {
+    "qualm.inline.debounceMs": 150,
+    "qualm.inline.maxTokens": 48,
+    "qualm.editor.diagnostic_level": "low",
+    "qualm.algorithmic.n_plans": 3,
+    "qualm.algorithmic.max_tokens": 96,
+    "qualm.functional.n_tests": 3,
+    "qualm.functional.max_tokens": 200,
+    "editor.inlineSuggest.enabled": true,
+    "editor.hover.delay": 100,
+  };
+  writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify(settings, null, 2));
+  // Machine-wide settings only take effect as user settings: a quiet, trusted, offline editor.
+  const user = {
+    "security.workspace.trust.enabled": false,
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.disableAIFeatures": true,
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoCheckUpdates": false,
+    "extensions.autoUpdate": false,
+    "update.mode": "none",
+  };
+  mkdirSync(join(scratch, "user-data", "User"), { recursive: true });
+  writeFileSync(join(scratch, "user-data", "User", "settings.json"), JSON.stringify(user, null, 2));
+
+  const port = await freePort();
+  const realCache = process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "/root", ".cache");
+  const env = {
+    ...process.env,
+    HOME: home,
+    TMPDIR: join(scratch, "tmp"),
+    XDG_RUNTIME_DIR: join(scratch, "run"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    // The model and the llama.cpp wheel live in qualm's real cache: keep it.
+    XDG_CACHE_HOME: realCache,
+    QUALM_CONFIG: join(scratch, "no-user-settings.json"),
+    QUALM_E2E_CHANNEL: channel,
+  };
+  log(`VS Code server (code-server ${CODE_SERVER_VERSION}) on port ${port}`);
+  const server = spawn(
+    node,
+    [serverMain, "--enable-smoke-test-driver", "--without-connection-token", "--host", "127.0.0.1", "--port", String(port), "--server-data-dir", join(scratch, "server-data"), "--user-data-dir", join(scratch, "user-data"), "--extensions-dir", join(scratch, "extensions"), "--accept-server-license-terms"],
+    { env, stdio: ["ignore", "pipe", "pipe"] },
+  );
+  const serverLog: string[] = [];
+  server.stdout!.on("data", (d) => serverLog.push(String(d)));
+  server.stderr!.on("data", (d) => serverLog.push(String(d)));
+  let browser;
+  try {
+    await waitForHttp(`http://127.0.0.1:${port}/`, 60000, server);
+    // The extension host runs in the VS Code server: its paths are vscode-remote URIs of that server.
+    const remote = (path: string) => `vscode-remote://127.0.0.1:${port}${path}`;
+    const payload = JSON.stringify([
+      ["extensionDevelopmentPath", remote(repo)],
+      ["extensionTestsPath", remote(join(repo, "extension", "out", "test", "e2e", "suite", "index.js"))],
+      ["extensionEnvironment", JSON.stringify({ QUALM_E2E_CHANNEL: channel })],
+    ]);
+    const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
+      headless: true,
+      env,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    });
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    page.on("console", (m) => {
+      if (m.type() === "error") serverLog.push(`[page] ${m.text()}\n`);
+    });
+    await page.goto(url);
+    log("workbench opened; the suite runs in the extension host");
+    const results = join(channel, "results.json");
+    const end = Date.now() + timeoutS * 1000;
+    while (!existsSync(results)) {
+      if (Date.now() > end) throw new Error(`no results after ${timeoutS} s`);
+      if (server.exitCode !== null) throw new Error(`the VS Code server exited with ${server.exitCode}`);
+      for (const f of readdirSync(channel).filter((x) => x.startsWith("request-"))) {
+        const req = JSON.parse(readFileSync(join(channel, f), "utf8"));
+        rmSync(join(channel, f));
+        let answer: unknown;
+        try {
+          answer = await serve(page, req);
+        } catch (err) {
+          answer = { error: String(err) };
+        }
+        writeFileSync(join(channel, `answer-${req.name}.json`), JSON.stringify(answer));
+        if (req.action === "screenshot") log(`screenshot ${req.name}.png`);
+      }
+      await sleep(200);
+    }
+    await page.screenshot({ path: join(artifacts, "final.png") });
+    const outcome = JSON.parse(readFileSync(results, "utf8")) as { passed: string[]; failed: { title: string; error: string }[] };
+    for (const t of outcome.passed) log(`  ✔ ${t}`);
+    for (const t of outcome.failed) log(`  ✘ ${t.title}\n      ${t.error.replace(/\n/g, "\n      ")}`);
+    log(`${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${artifacts}`);
+    if (outcome.failed.length) log("qualm output channel:\n" + qualmOutput(scratch).slice(-6000));
+    return outcome.failed.length || !outcome.passed.length ? 1 : 0;
+  } catch (err) {
+    log(`error: ${err instanceof Error ? err.message : err}`);
+    log("VS Code server output:\n" + serverLog.join("").slice(-6000));
+    log("qualm output channel:\n" + qualmOutput(scratch).slice(-6000));
+    return 1;
+  } finally {
+    writeFileSync(join(artifacts, "vscode-server.log"), serverLog.join(""));
+    await browser?.close().catch(() => undefined);
+    server.kill("SIGTERM");
+    await sleep(500);
+    if (server.exitCode === null) server.kill("SIGKILL");
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    log(String(err));
+    process.exit(1);
+  },
+);

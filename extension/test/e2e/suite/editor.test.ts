@@ -1,0 +1,201 @@
+// qualm in a real VS Code with the real server and the default model: ghost text, acceptance,
+// highlights and diagnostics, hover, code lens and assessment, a screenshot. Runs in the extension host.
+
+import * as assert from "node:assert/strict";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import * as vscode from "vscode";
+import type { QualmApi } from "../../../src/extension";
+import type { StreamEvent } from "../../../src/completions";
+
+const channel = process.env.QUALM_E2E_CHANNEL!;
+
+/** Ask the runner (outside the editor) to look at the page; wait for its answer. */
+async function askPage<T>(action: string, name: string): Promise<T> {
+  const answer = join(channel, `answer-${name}.json`);
+  writeFileSync(join(channel, `request-${name}.json`), JSON.stringify({ action, name }));
+  const end = Date.now() + 30000;
+  while (!existsSync(answer)) {
+    if (Date.now() > end) throw new Error(`the runner did not answer ${action} ${name}`);
+    await sleep(100);
+  }
+  return JSON.parse(readFileSync(answer, "utf8")) as T;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until<T>(what: string | (() => string), probe: () => T | undefined | Promise<T | undefined>, ms = 60000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== null && v !== false) return v as T;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+    await sleep(100);
+  }
+}
+
+function nextEvent(api: QualmApi, kind: StreamEvent["kind"], ms: number): Promise<StreamEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no completion '${kind}' event within ${ms / 1000} s`))), ms);
+    const sub = api.onCompletion((e) => {
+      if (e.kind === kind) {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(e);
+      }
+    });
+  });
+}
+
+function hoverText(hovers: vscode.Hover[]): string {
+  return hovers.flatMap((h) => h.contents.map((c) => (typeof c === "string" ? c : (c as vscode.MarkdownString).value))).join("\n");
+}
+
+suite("qualm in a real VS Code", () => {
+  let api: QualmApi;
+  let editor: vscode.TextEditor;
+  let doc: vscode.TextDocument;
+  let bodyLine: number;
+
+  suiteSetup(async () => {
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, "stub.py"));
+    editor = await vscode.window.showTextDocument(doc);
+    const ext = vscode.extensions.getExtension<QualmApi>("qualm.qualm");
+    assert.ok(ext, "the qualm extension is loaded");
+    api = await ext.activate();
+    await until("the server and model to be ready", () => (api.status().state === "ready" ? true : api.status().state === "failed" || api.status().state === "error" ? Promise.reject(new Error(api.status().message)) : undefined), 180000);
+    bodyLine = doc.getText().split("\n").findIndex((l) => l.trim() === '"""' ) + 1;
+  });
+
+  test("the status bar names the model and the server was found without a qualm.python setting", () => {
+    const s = api.status();
+    assert.match(s.model ?? "", /qwen2\.5-coder-0\.5b/i);
+    assert.ok(s.interpreter, "an interpreter was chosen");
+  });
+
+  test("ghost text streams in at the cursor and is accepted into the document", async () => {
+    const position = new vscode.Position(bodyLine, 4);
+    await editor.edit((e) => e.insert(new vscode.Position(bodyLine, 0), "    "));
+    editor.selection = new vscode.Selection(position, position);
+    const first = nextEvent(api, "text", 120000);
+    const finished = nextEvent(api, "finished", 180000);
+    await vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
+    const early = await first;
+    const partial = early.stream.text;
+    assert.ok(partial.length > 0, "the first tokens arrived");
+    const done = await finished;
+    assert.ok(done.stream.result, `the completion finished: ${done.stream.error ?? ""}`);
+    const text = done.stream.result.text;
+    assert.ok(text.startsWith(partial), "the stream was a prefix of the final completion");
+    // The ghost text on the page (the DOM of the editor), after the last re-trigger.
+    let lastGhost = "";
+    const ghost = await until(() => `ghost text in the editor's DOM equal to ${JSON.stringify(text)} (last seen: ${JSON.stringify(lastGhost)})`, async () => {
+      const g = await askPage<string>("ghost", `ghost-${Date.now()}`);
+      lastGhost = g;
+      // the whole completion, not only its first tokens: every line of it is on the page (VS Code puts
+      // the first line after the cursor and the others in a view zone, wrapped at the editor's width)
+      const seen = g.replace(/\s+/g, "");
+      return text.split("\n").every((line) => seen.includes(line.replace(/\s+/g, ""))) ? g : undefined;
+    }, 20000);
+    assert.ok(ghost.length > 0);
+    await askPage("screenshot", "ghost-text");
+    const before = doc.getText();
+    await vscode.commands.executeCommand("editor.action.inlineSuggest.commit");
+    await until("the completion in the document", () => doc.getText().length > before.length || undefined, 10000);
+    assert.equal(doc.getText(), before.slice(0, doc.offsetAt(position)) + text + before.slice(doc.offsetAt(position)), "the completion was inserted at the cursor");
+  });
+
+  test("accepted tokens get highlights and qualm diagnostics with levels", async () => {
+    const highlights = await until("highlights on the accepted completion", () => {
+      const h = api.highlights(doc.uri);
+      return h.length ? h : undefined;
+    }, 20000);
+    const diagnostics = await until("qualm diagnostics", () => {
+      const d = vscode.languages.getDiagnostics(doc.uri).filter((x) => x.source === "qualm");
+      return d.length ? d : undefined;
+    }, 20000);
+    for (const h of highlights) assert.ok(["low", "medium", "high"].includes(h.level));
+    assert.match(diagnostics[0].message, /nats/);
+    // every highlight lies inside the accepted text (below the docstring)
+    for (const h of highlights) assert.ok(h.range.start.line >= bodyLine, `highlight at line ${h.range.start.line}`);
+    const painted = await askPage<string[]>("decorations", "decorations");
+    assert.ok(Array.isArray(painted) && painted.length > 0, "the editor painted underlines on tokens");
+  });
+
+  test("hovering an uncertain token shows its entropy and the model's alternatives", async () => {
+    const h = api.highlights(doc.uri).sort((a, b) => ["low", "medium", "high"].indexOf(b.level) - ["low", "medium", "high"].indexOf(a.level))[0];
+    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", doc.uri, h.range.start)) ?? [];
+    const text = hoverText(hovers);
+    assert.match(text, /entropy \*\*\d+\.\d+\*\* nats/);
+    assert.match(text, /the model's top 5/);
+  });
+
+  test("editing an uncertain token drops its highlight", async () => {
+    const before = api.highlights(doc.uri);
+    const target = before[before.length - 1];
+    const changed = new Promise<void>((r) => {
+      const sub = api.onHighlights(() => (sub.dispose(), r()));
+    });
+    await editor.edit((e) => e.insert(target.range.start.translate(0, 1), "Z"));
+    await changed;
+    const after = api.highlights(doc.uri);
+    assert.equal(after.length, before.length - 1);
+    assert.ok(!after.some((x) => x.range.start.isEqual(target.range.start)));
+    await vscode.commands.executeCommand("undo");
+  });
+
+  test("the code lens assesses the function; the lens and the hover show the result", async () => {
+    const lenses = await until("a qualm code lens", async () => {
+      const l = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", doc.uri, 10)) ?? [];
+      return l.find((x) => x.command?.title === "qualm: assess");
+    }, 30000);
+    assert.equal(lenses.range.start.line, 0);
+    const result = (await vscode.commands.executeCommand(lenses.command!.command, ...(lenses.command!.arguments ?? []))) as { summary?: string; assessment?: { lexical: unknown } } | undefined;
+    assert.ok(result?.assessment, `an assessment came back: ${JSON.stringify(result)}`);
+    const updated = await until("the lens to show the assessment", async () => {
+      const l = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", doc.uri, 10)) ?? [];
+      return l.find((x) => x.command?.title.startsWith("qualm ") && x.command.title !== "qualm: assess");
+    }, 30000);
+    assert.match(updated.command!.title, /lexical \d\.\d\d/);
+    const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", doc.uri, new vscode.Position(0, 6))) ?? [];
+    const text = hoverText(hovers);
+    assert.match(text, /qualm assessment/);
+    assert.match(text, /\| lexical \|/);
+    assert.match(text, /\| algorithmic \|/);
+  });
+
+  test("screenshot: highlights, the assessed code lens and the hover of an uncertain token", async () => {
+    const lens = await until("the assessment in the code lens on the page", async () => {
+      const t = await askPage<string>("lenses", `lenses-${Date.now()}`);
+      return /qualm \d\.\d\d|qualm \(raw\)/.test(t) ? t : undefined;
+    }, 20000);
+    assert.match(lens, /plans \d\.\d\d/);
+    // the most uncertain token, the lowest such in the file, so the hover opens above the code
+    const rank = (l: string) => ["low", "medium", "high"].indexOf(l);
+    const h = api.highlights(doc.uri).sort((a, b) => rank(b.level) - rank(a.level) || b.range.start.line - a.range.start.line)[0];
+    editor.selection = new vscode.Selection(h.range.start.translate(0, 1), h.range.start.translate(0, 1));
+    editor.revealRange(h.range, vscode.TextEditorRevealType.InCenter);
+    await vscode.commands.executeCommand("workbench.action.closePanel");
+    await vscode.commands.executeCommand("notifications.clearAll");
+    await vscode.commands.executeCommand("editor.action.showHover");
+    const shown = await until("the hover widget on the page", async () => {
+      const t = await askPage<string>("hover", `hover-${Date.now()}`);
+      return /entropy/.test(t) ? t : undefined;
+    }, 20000);
+    assert.match(shown, /top 5/);
+    const shot = await askPage<{ path: string }>("screenshot", "editor-highlights-hover");
+    assert.ok(existsSync(shot.path));
+  });
+
+  test("toggling highlights flips the setting; the server restarts on command", async () => {
+    const config = () => vscode.workspace.getConfiguration("qualm");
+    const was = config().get<boolean>("highlights.enabled");
+    await vscode.commands.executeCommand("qualm.toggleHighlights");
+    assert.equal(config().get<boolean>("highlights.enabled"), !was);
+    await vscode.commands.executeCommand("qualm.toggleHighlights");
+    assert.equal(config().get<boolean>("highlights.enabled"), was);
+    await vscode.commands.executeCommand("qualm.restartServer");
+    await until("ready again after a restart", () => api.status().state === "ready" || undefined, 120000);
+  });
+});

@@ -1,0 +1,30 @@
+// The mocha entry VS Code loads in the extension host (extensionTestsPath). Results go to a file in
+// the channel folder, which the runner outside the editor waits for.
+
+import Mocha from "mocha";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export function run(): Promise<void> {
+  const channel = process.env.QUALM_E2E_CHANNEL;
+  if (!channel) return Promise.reject(new Error("QUALM_E2E_CHANNEL is not set: run the suite with extension/test/e2e/run"));
+  const mocha = new Mocha({ ui: "tdd", timeout: 300000, color: false });
+  mocha.addFile(join(__dirname, "editor.test.js"));
+  return new Promise((resolve, reject) => {
+    const passed: string[] = [];
+    const failed: { title: string; error: string }[] = [];
+    try {
+      mocha
+        .run((failures) => {
+          writeFileSync(join(channel, "results.json"), JSON.stringify({ passed, failed }, null, 2));
+          if (failures > 0) reject(new Error(`${failures} tests failed`));
+          else resolve();
+        })
+        .on("pass", (t) => passed.push(t.fullTitle()))
+        .on("fail", (t, err: Error) => failed.push({ title: t.fullTitle(), error: `${err.message}\n${err.stack ?? ""}` }));
+    } catch (err) {
+      writeFileSync(join(channel, "results.json"), JSON.stringify({ passed, failed: [{ title: "loading the suite", error: String(err) }] }));
+      reject(err);
+    }
+  });
+}
