@@ -16,6 +16,7 @@ export function assessWithProgress(qualm: QualmClient, uri: string, target: { fu
     try {
       client = qualm.running();
     } catch (err) {
+      qualm.log(`assessment not started: ${(err as Error).message}`);
       void vscode.window.showErrorMessage(`qualm: ${(err as Error).message}`);
       return undefined;
     }
@@ -41,6 +42,7 @@ export function assessWithProgress(qualm: QualmClient, uri: string, target: { fu
         vscode.window.setStatusBarMessage("qualm: assessment cancelled", 5000);
         return { function: target.function ?? "", cancelled: true };
       }
+      qualm.log(`assessment failed: ${(err as Error).message}`);
       void vscode.window.showErrorMessage(`qualm: ${(err as Error).message}`);
       return undefined;
     } finally {

@@ -13,6 +13,8 @@ from lsprotocol import types as t
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
+from qualm.lsp.params import plain
+
 pytestmark = pytest.mark.model
 
 URI = "file:///tmp/qualm-lsp-test/sample.py"
@@ -43,7 +45,13 @@ class Session:
         self.progress: list[Any] = []
         self.progress_tokens: list[Any] = []
         self.messages: list[str] = []
+        self.marks: dict[str, dict] = {}
         c = self.client
+
+        @c.feature("qualm/marks")
+        def on_marks(ls, params):
+            p = plain(params)  # pygls hands custom notifications over as namedtuples
+            self.marks[p["uri"]] = p
 
         @c.feature("qualm/status")
         def on_status(ls, params):
@@ -75,7 +83,7 @@ class Session:
                 self.progress_tokens.append(params.token)
 
     async def start(self, options: dict | None = None, wait_ready: bool = True) -> None:
-        await self.client.start_io(sys.executable, "-m", "qualm", "serve")
+        await self.client.start_io(sys.executable, "-m", "qualm", "serve", "--stdio")  # as VS Code starts it
         # pygls's client pipes the server's stderr and never reads it; a full pipe would block the
         # server's logging (as an editor's output channel would not), so drain it here.
         self.stderr: list[bytes] = []
@@ -210,6 +218,13 @@ def test_complete_streams_tokens_and_an_accepted_completion_gets_marks():
         for d in s.diagnostics[URI]:
             line = new_doc.split("\n")[d.range.start.line]
             assert d.range.start.line >= 11 and line[d.range.start.character : d.range.end.character].strip()
+        # qualm/marks: every non-confident token's range and level, for the document version they fit
+        marks = s.marks[URI]
+        assert marks["version"] == 2 and marks["marks"]
+        assert {m["level"] for m in marks["marks"]} <= {"low", "medium", "high"}
+        assert len(marks["marks"]) == len(s.diagnostics[URI])  # diagnostic_level low: one diagnostic per mark
+        uncertain = [tok for tok in result.tokens if tok.level != "confident" and tok.text.strip()]
+        assert len(marks["marks"]) == len(uncertain)
         inline = await s.client.text_document_inline_completion_async(
             t.InlineCompletionParams(
                 text_document=t.TextDocumentIdentifier(uri=URI),
@@ -238,6 +253,25 @@ def test_assess_function_reports_progress_and_updates_lens_and_hover():
         await asyncio.sleep(0.2)
         lenses = await s.lenses()
         assert lenses[0].command.title == "qualm: re-assess"
+
+    run(scenario)
+
+
+def test_assess_request_finds_the_function_by_position_and_reports_to_the_clients_progress_token():
+    async def scenario(s: Session):
+        await s.start()
+        s.open()
+        params = {"textDocument": {"uri": URI}, "position": {"line": 6, "character": 8}, "workDoneToken": "client-made"}
+        out = await s.client.protocol.send_request_async("qualm/assess", params)
+        assert out.function == "circle_area" and out.summary.startswith("qualm") and out.assessment.lexical.raw is not None
+        assert set(s.progress_tokens) == {"client-made"}  # no server-made progress: the client shows its own
+        kinds = [p["kind"] if isinstance(p, dict) else p.kind for p in s.progress]
+        assert kinds[0] == "begin" and kinds[-1] == "end" and "report" in kinds
+        assert (await s.lenses())[0].command.title == out.summary
+        with pytest.raises(JsonRpcException, match="not inside a function"):
+            await s.client.protocol.send_request_async("qualm/assess", {"textDocument": {"uri": URI}, "position": {"line": 1, "character": 0}})
+        with pytest.raises(JsonRpcException, match="function name or a position"):
+            await s.client.protocol.send_request_async("qualm/assess", {"textDocument": {"uri": URI}})
 
     run(scenario)
 

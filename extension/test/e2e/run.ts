@@ -8,7 +8,7 @@
 // Environment: QUALM_EDITOR_DIR (code-server install), QUALM_E2E_ARTIFACTS (default build/e2e),
 // CHROMIUM (default /usr/bin/chromium), QUALM_E2E_TIMEOUT_S (default 900).
 
-import { ChildProcess, spawn } from "node:child_process";
+import { ChildProcess, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join, resolve } from "node:path";
@@ -84,6 +84,23 @@ async function serve(page: Page, request: { action: string; name: string }): Pro
         .map((st) => `${st.borderBottomWidth} ${st.borderBottomColor} on ${st.backgroundColor}`),
     );
   }
+  if (request.action === "cancel-progress") {
+    // The Cancel button of the progress notification, as a user would press it.
+    // (in a toast or in the notification centre: the same notification item, the same button)
+    const item = page.locator(".notification-list-item", { hasText: "qualm: assessing" });
+    await item.first().waitFor({ timeout: 20000 });
+    await item.first().hover();
+    await item.first().getByRole("button", { name: "Cancel" }).first().click({ timeout: 20000 });
+    return { clicked: true, focused: await page.evaluate(() => document.hasFocus()) };
+  }
+  if (request.action === "notifications") {
+    // Toasts, and the notification centre (VS Code keeps a toast there once it hides it).
+    return page.evaluate(() =>
+      Array.from(document.querySelectorAll(".notifications-toasts .notification-toast, .notifications-center .notification-list-item"))
+        .map((e) => (e as HTMLElement).innerText)
+        .join("\n"),
+    );
+  }
   if (request.action === "lenses") {
     return page.evaluate(() =>
       Array.from(document.querySelectorAll(".monaco-editor .codelens-decoration"))
@@ -111,6 +128,37 @@ function qualmOutput(scratch: string): string {
   }
   for (const p of found) copyFileSync(p, join(artifacts, "qualm-output.log"));
   return found.map((p) => readFileSync(p, "utf8")).join("\n") || "(empty)";
+}
+
+/** Servers and browsers write into HOME, TMPDIR and XDG folders: keep them in the scratch folder. */
+function env0(home: string, scratch: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HOME: home,
+    TMPDIR: join(scratch, "tmp"),
+    XDG_RUNTIME_DIR: join(scratch, "run"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    // The model and the llama.cpp wheel live in qualm's real cache: keep it.
+    XDG_CACHE_HOME: process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "/root", ".cache"),
+    QUALM_CONFIG: join(scratch, "no-user-settings.json"),
+  };
+}
+
+/** The .vsix that scripts/setup packaged installs into this VS Code and is listed with its version. */
+function installPackagedExtension(node: string, env: NodeJS.ProcessEnv, scratch: string): boolean {
+  const vsix = join(repo, "dist", "qualm.vsix");
+  const version = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).version as string;
+  if (!existsSync(vsix)) {
+    log(`  ✘ installing the packaged extension: ${vsix} is missing (npm run package)`);
+    return false;
+  }
+  const cli = join(editorDir, "bin", "code-server");
+  const dirs = ["--user-data-dir", join(scratch, "vsix-user-data"), "--extensions-dir", join(scratch, "vsix-extensions")];
+  const install = spawnSync(node, [cli, ...dirs, "--install-extension", vsix], { env, encoding: "utf8" });
+  const list = spawnSync(node, [cli, ...dirs, "--list-extensions", "--show-versions"], { env, encoding: "utf8" });
+  const ok = install.status === 0 && list.stdout.split("\n").includes(`qualm.qualm@${version}`);
+  log(`  ${ok ? "✔" : "✘"} installing dist/qualm.vsix into code-server: ${ok ? `qualm.qualm@${version} listed` : install.stdout + install.stderr + list.stdout}`);
+  return ok;
 }
 
 async function main(): Promise<number> {
@@ -155,19 +203,10 @@ async function main(): Promise<number> {
   mkdirSync(join(scratch, "user-data", "User"), { recursive: true });
   writeFileSync(join(scratch, "user-data", "User", "settings.json"), JSON.stringify(user, null, 2));
 
+  const vsixOk = installPackagedExtension(node, env0(home, scratch), scratch);
+
   const port = await freePort();
-  const realCache = process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? "/root", ".cache");
-  const env = {
-    ...process.env,
-    HOME: home,
-    TMPDIR: join(scratch, "tmp"),
-    XDG_RUNTIME_DIR: join(scratch, "run"),
-    XDG_CONFIG_HOME: join(home, ".config"),
-    // The model and the llama.cpp wheel live in qualm's real cache: keep it.
-    XDG_CACHE_HOME: realCache,
-    QUALM_CONFIG: join(scratch, "no-user-settings.json"),
-    QUALM_E2E_CHANNEL: channel,
-  };
+  const env = { ...env0(home, scratch), QUALM_E2E_CHANNEL: channel };
   log(`VS Code server (code-server ${CODE_SERVER_VERSION}) on port ${port}`);
   const server = spawn(
     node,
@@ -225,7 +264,7 @@ async function main(): Promise<number> {
     for (const t of outcome.failed) log(`  ✘ ${t.title}\n      ${t.error.replace(/\n/g, "\n      ")}`);
     log(`${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${artifacts}`);
     if (outcome.failed.length) log("qualm output channel:\n" + qualmOutput(scratch).slice(-6000));
-    return outcome.failed.length || !outcome.passed.length ? 1 : 0;
+    return outcome.failed.length || !outcome.passed.length || !vsixOk ? 1 : 0;
   } catch (err) {
     log(`error: ${err instanceof Error ? err.message : err}`);
     log("VS Code server output:\n" + serverLog.join("").slice(-6000));

@@ -165,10 +165,27 @@ suite("qualm in a real VS Code", () => {
     assert.match(text, /\| algorithmic \|/);
   });
 
+  test("an assessment runs with a progress notification whose Cancel button stops it", async () => {
+    editor.selection = new vscode.Selection(new vscode.Position(bodyLine + 1, 6), new vscode.Position(bodyLine + 1, 6));
+    const running = vscode.commands.executeCommand("qualm.assessFunctionAtCursor") as Thenable<{ cancelled?: boolean } | undefined>;
+    const started = Date.now();
+    // Headless, VS Code keeps new toasts back (the page never has the window focus); the notification
+    // centre lists the same notification with the same Cancel button.
+    await vscode.commands.executeCommand("notifications.showList");
+    const clicked = await askPage<{ clicked?: boolean; error?: string }>("cancel-progress", "cancel");
+    assert.ok(clicked.clicked, `the Cancel button was pressed: ${JSON.stringify(clicked)}`);
+    const result = await running;
+    assert.equal(result?.cancelled, true, `the command returned ${JSON.stringify(result)}`);
+    await until("the server to be ready again", () => api.status().state === "ready" || undefined, 30000);
+    assert.ok(Date.now() - started < 60000);
+  });
+
   test("screenshot: highlights, the assessed code lens and the hover of an uncertain token", async () => {
-    const lens = await until("the assessment in the code lens on the page", async () => {
-      const t = await askPage<string>("lenses", `lenses-${Date.now()}`);
-      return /qualm \d\.\d\d|qualm \(raw\)/.test(t) ? t : undefined;
+    await vscode.commands.executeCommand("notifications.hideList");
+    let seen = "";
+    const lens = await until(() => `the assessment in the code lens on the page (seen: ${JSON.stringify(seen)})`, async () => {
+      seen = await askPage<string>("lenses", `lenses-${Date.now()}`);
+      return /qualm \d\.\d\d|qualm \(raw\)/.test(seen) ? seen : undefined;
     }, 20000);
     assert.match(lens, /plans \d\.\d\d/);
     // the most uncertain token, the lowest such in the file, so the hover opens above the code
@@ -186,6 +203,46 @@ suite("qualm in a real VS Code", () => {
     assert.match(shown, /top 5/);
     const shot = await askPage<{ path: string }>("screenshot", "editor-highlights-hover");
     assert.ok(existsSync(shot.path));
+  });
+
+  test("a model file that is not a GGUF is reported in the status and a notification; a good one comes back", async () => {
+    const config = () => vscode.workspace.getConfiguration("qualm");
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const bad = vscode.Uri.joinPath(folder, "not-a-model.gguf");
+    await vscode.workspace.fs.writeFile(bad, new TextEncoder().encode("this is not a GGUF file"));
+    try {
+      await config().update("model.path", bad.fsPath, vscode.ConfigurationTarget.Workspace);
+      await until("the error state", () => api.status().state === "error" || undefined, 60000);
+      assert.match(api.status().message, /not-a-model\.gguf/);
+      let seen = "";
+      await vscode.commands.executeCommand("notifications.showList");
+      try {
+        await until(() => `the error notification (toasts: ${JSON.stringify(seen)})`, async () => {
+          seen = await askPage<string>("notifications", `notes-${Date.now()}`);
+          return /could not be loaded/.test(seen) || undefined;
+        }, 20000);
+      } finally {
+        await askPage("screenshot", "model-error");
+      }
+      assert.match(seen, /Select Model File/);
+    } finally {
+      await config().update("model.path", undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await until("ready with the default model again", () => api.status().state === "ready" || undefined, 60000);
+    await vscode.commands.executeCommand("notifications.clearAll");
+  });
+
+  test("a qualm.python that cannot run the server is explained; clearing it finds the setup's Python again", async () => {
+    const config = () => vscode.workspace.getConfiguration("qualm");
+    try {
+      await config().update("python", "/nonexistent/python3", vscode.ConfigurationTarget.Workspace);
+      await until("the failed state", () => api.status().state === "failed" || undefined, 60000);
+      assert.match(api.status().message, /\/nonexistent\/python3 \(qualm\.python setting\): not found/);
+    } finally {
+      await config().update("python", undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await until("ready again", () => api.status().state === "ready" || undefined, 120000);
+    await vscode.commands.executeCommand("notifications.clearAll");
   });
 
   test("toggling highlights flips the setting; the server restarts on command", async () => {

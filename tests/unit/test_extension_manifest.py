@@ -1,0 +1,73 @@
+"""The VS Code settings schema (package.json) against the server's Settings: every server setting is
+contributed with the server's default and a JSON type that the server accepts, and nothing else
+under a server section is (the server rejects unknown keys)."""
+
+import json
+from dataclasses import fields, is_dataclass
+from pathlib import Path
+
+from qualm.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFEST = json.loads((ROOT / "package.json").read_text())
+PROPS = MANIFEST["contributes"]["configuration"]["properties"]
+SERVER_SECTIONS = [f.name for f in fields(Settings)]
+
+
+def _server_settings():
+    defaults = Settings()
+    for section in fields(Settings):
+        value = getattr(defaults, section.name)
+        assert is_dataclass(value)
+        for f in fields(value):
+            yield f"qualm.{section.name}.{f.name}", getattr(value, f.name)
+
+
+def _json_types(schema):
+    t = schema["type"]
+    return set(t if isinstance(t, list) else [t])
+
+
+def test_every_server_setting_is_contributed_with_its_default_and_type():
+    for key, default in _server_settings():
+        assert key in PROPS, f"{key} is missing from package.json"
+        schema = PROPS[key]
+        assert schema.get("markdownDescription") or schema.get("description"), f"{key} has no description"
+        expected = list(default) if isinstance(default, tuple) else default
+        assert schema["default"] == expected, f"{key}: package.json says {schema['default']!r}, the server {expected!r}"
+        types = _json_types(schema)
+        if default is None:
+            assert "null" in types, key
+        elif isinstance(default, bool):
+            assert types == {"boolean"}, key
+        elif isinstance(default, int):
+            assert "integer" in types, key
+        elif isinstance(default, float):
+            assert "number" in types, key
+        elif isinstance(default, str):
+            assert "string" in types, key
+        elif isinstance(default, tuple):
+            assert types == {"array"} and schema["minItems"] == schema["maxItems"] == len(default), key
+
+
+def test_nothing_under_a_server_section_is_unknown_to_the_server():
+    known = {k for k, _ in _server_settings()}
+    for key in PROPS:
+        section = key.split(".")[1]
+        if section in SERVER_SECTIONS:
+            assert key in known, f"{key} is in package.json but the server does not know it"
+
+
+def test_the_contributed_defaults_are_accepted_by_the_server():
+    nested: dict = {}
+    for key, schema in PROPS.items():
+        _, section, *rest = key.split(".")
+        if section in SERVER_SECTIONS:
+            nested.setdefault(section, {})[rest[0]] = schema["default"]
+    assert Settings.from_mapping(nested) == Settings()
+
+
+def test_enums_match_what_the_server_accepts():
+    assert set(PROPS["qualm.functional.sandbox_mode"]["enum"]) == {"auto", "bubblewrap", "limits"}
+    assert set(PROPS["qualm.model.cpu_extra_buffers"]["enum"]) == {"auto", "on", "off"}
+    assert set(PROPS["qualm.editor.diagnostic_level"]["enum"]) == {"low", "medium", "high"}
