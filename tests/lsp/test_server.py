@@ -392,7 +392,7 @@ def test_cancelling_the_assess_progress_stops_the_assessment():
         started = time.monotonic()
         s.client.protocol.notify(t.WINDOW_WORK_DONE_PROGRESS_CANCEL, t.WorkDoneProgressCancelParams(token=s.progress_tokens[0]))
         out = await asyncio.wait_for(pending, 60)
-        assert out == {"cancelled": True}
+        assert out == {"function": "circle_area", "cancelled": True}
         assert time.monotonic() - started < 10
         assert s.progress[-1]["kind"] == "end"
         lenses = await s.lenses()

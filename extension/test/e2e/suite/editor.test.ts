@@ -205,6 +205,34 @@ suite("qualm in a real VS Code", () => {
     assert.ok(existsSync(shot.path));
   });
 
+  test("typing on cancels the completion that is streaming", async () => {
+    const end = doc.lineAt(doc.lineCount - 1).range.end;
+    await editor.edit((e) => e.insert(end, "\n\ndef double(x: int) -> int:\n    "));
+    const at = doc.lineAt(doc.lineCount - 1).range.end;
+    editor.selection = new vscode.Selection(at, at);
+    const first = nextEvent(api, "text", 120000);
+    const finished = nextEvent(api, "finished", 120000);
+    await vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
+    const streaming = (await first).stream;
+    await editor.edit((e) => e.insert(at, "r"));
+    await vscode.commands.executeCommand("editor.action.inlineSuggest.trigger"); // as the editor does on typing
+    const ended = await finished;
+    assert.equal(ended.stream.id, streaming.id);
+    assert.equal(ended.stream.result, undefined, "the first completion did not run to its end");
+    assert.match(ended.stream.error ?? "", /cancel/i);
+  });
+
+  test("scoring the document highlights existing code; clearing removes highlights and diagnostics", async () => {
+    await vscode.commands.executeCommand("qualm.clearAll");
+    await until("no highlights before scoring", () => api.highlights(doc.uri).length === 0 || undefined, 20000);
+    await vscode.commands.executeCommand("qualm.scoreCurrentDocument");
+    const scored = await until("highlights from scoring", () => (api.highlights(doc.uri).length ? api.highlights(doc.uri) : undefined), 60000);
+    assert.ok(scored.every((h) => h.range.start.line > 5), "only function bodies are scored, not the docstring");
+    await vscode.commands.executeCommand("qualm.clearAll");
+    await until("no highlights", () => api.highlights(doc.uri).length === 0 || undefined, 20000);
+    await until("no qualm diagnostics", () => vscode.languages.getDiagnostics(doc.uri).every((d) => d.source !== "qualm") || undefined, 20000);
+  });
+
   test("a model file that is not a GGUF is reported in the status and a notification; a good one comes back", async () => {
     const config = () => vscode.workspace.getConfiguration("qualm");
     const folder = vscode.workspace.workspaceFolders![0].uri;
