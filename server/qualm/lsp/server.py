@@ -52,7 +52,7 @@ class QualmServer(LanguageServer):
         self.settings = Settings()
         self.backend: ModelBackend | None = None
         self.calibration: Calibration | None = None
-        self.worker = ModelWorker()
+        self.worker = ModelWorker(on_idle=self._worker_idle)
         self.docs: dict[str, DocumentState] = {}
         self.traces: OrderedDict[str, Trace] = OrderedDict()  # completions awaiting qualm/accepted
         self.state = "loading"
@@ -140,9 +140,11 @@ class QualmServer(LanguageServer):
         except asyncio.CancelledError:
             token.cancel()  # $/cancelRequest: the model stops at the next token
             raise
-        finally:
-            if self.state == "busy" and self.backend is not None and not self.worker.busy:
-                self.set_status("ready", self.backend.info.name)
+
+    def _worker_idle(self) -> None:
+        # Back to ready when the model really has nothing to do, not when a request stopped waiting.
+        if self.state == "busy" and self.backend is not None and not self.worker.busy:
+            self.set_status("ready", self.backend.info.name)
 
     # -- settings ------------------------------------------------------------------------------
 

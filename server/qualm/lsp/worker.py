@@ -30,7 +30,11 @@ class _Item:
 
 
 class ModelWorker:
-    def __init__(self, name: str = "qualm-model") -> None:
+    """``on_idle`` is called on the submitting loop whenever a job ends and none is waiting: a job
+    whose caller stopped waiting (a cancelled request) may still be finishing its current token."""
+
+    def __init__(self, name: str = "qualm-model", on_idle: Callable[[], None] | None = None) -> None:
+        self._on_idle = on_idle
         self._queue: queue.Queue[_Item | None] = queue.Queue()
         self._by_key: dict[str, _Item] = {}
         self._lock = threading.Lock()
@@ -72,6 +76,11 @@ class ModelWorker:
                 self._finish(item, result, None)
             finally:
                 self._busy.clear()
+            if self._on_idle is not None and self._queue.empty():
+                try:
+                    item.loop.call_soon_threadsafe(self._on_idle)
+                except RuntimeError:
+                    pass  # the loop is closed
 
     def _finish(self, item: _Item, result: Any, exc: BaseException | None) -> None:
         item.done.set()

@@ -225,8 +225,8 @@ suite("qualm in a real VS Code", () => {
   test("scoring the document highlights existing code; clearing removes highlights and diagnostics", async () => {
     await vscode.commands.executeCommand("qualm.clearAll");
     await until("no highlights before scoring", () => api.highlights(doc.uri).length === 0 || undefined, 20000);
-    await vscode.commands.executeCommand("qualm.scoreCurrentDocument");
-    const scored = await until("highlights from scoring", () => (api.highlights(doc.uri).length ? api.highlights(doc.uri) : undefined), 60000);
+    const result = await vscode.commands.executeCommand("qualm.scoreCurrentDocument");
+    const scored = await until(() => `highlights from scoring (the command returned ${JSON.stringify(result)}; document: ${JSON.stringify(doc.getText())})`, () => (api.highlights(doc.uri).length ? api.highlights(doc.uri) : undefined), 60000);
     assert.ok(scored.every((h) => h.range.start.line > 5), "only function bodies are scored, not the docstring");
     await vscode.commands.executeCommand("qualm.clearAll");
     await until("no highlights", () => api.highlights(doc.uri).length === 0 || undefined, 20000);

@@ -11,9 +11,14 @@ from .diagnostics import publish
 
 
 def _offset(lines: list[str], codec: PositionCodec, pos: types.Position) -> int:
+    """A client position as an offset into the text made of ``lines`` (kept line ends)."""
+    if pos.line >= len(lines):
+        # The line after a final line break (or past the end): the end of the text. The codec would
+        # clamp it onto the last line and lose that line's break.
+        return sum(len(x) for x in lines)
     server_pos = codec.position_from_client_units(lines, pos)
-    line = min(server_pos.line, len(lines))
-    return sum(len(x) for x in lines[:line]) + (min(server_pos.character, len(lines[line].rstrip("\r\n"))) if line < len(lines) else 0)
+    line = lines[server_pos.line]
+    return sum(len(x) for x in lines[: server_pos.line]) + min(server_pos.character, len(line.rstrip("\r\n")))
 
 
 def register(server: QualmServer) -> None:
