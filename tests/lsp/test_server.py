@@ -399,3 +399,21 @@ def test_cancelling_the_assess_progress_stops_the_assessment():
         assert lenses[0].command.title == "qualm: assess"  # nothing half-done was stored
 
     run(scenario)
+
+
+def test_after_a_cancelled_request_the_status_returns_to_ready():
+    async def scenario(s: Session):
+        await s.start({"algorithmic": {"n_plans": 3, "max_tokens": 200}, "functional": {"n_tests": 3, "max_tokens": 300}})
+        s.open()
+        params = {"textDocument": {"uri": URI}, "function": "circle_area", "workDoneToken": "w"}
+        task = asyncio.ensure_future(s.client.protocol.send_request_async("qualm/assess", params))
+        await s.wait_for(lambda: any(x["state"] == "busy" for x in s.statuses), "busy")
+        await asyncio.sleep(1.0)
+        cancelled_at = time.monotonic()
+        s.client.protocol.notify(t.CANCEL_REQUEST, t.CancelParams(id=max(s.client.protocol._request_futures)))
+        with pytest.raises(JsonRpcException):
+            await task
+        await s.wait_for(lambda: s.statuses[-1]["state"] == "ready", "ready after the cancelled assessment", timeout=30)
+        assert time.monotonic() - cancelled_at < 10
+
+    run(scenario)

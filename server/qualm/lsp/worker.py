@@ -64,18 +64,18 @@ class ModelWorker:
             item = self._queue.get()
             if item is None:
                 return
-            if item.cancel.cancelled:
+            if item.cancel.cancelled:  # cancelled while it waited: never started
                 self._finish(item, None, asyncio.CancelledError())
-                continue
-            self._busy.set()
-            try:
-                result = item.fn(item.cancel)
-            except BaseException as exc:  # noqa: BLE001 - handed to the awaiting handler
-                self._finish(item, None, exc)
             else:
-                self._finish(item, result, None)
-            finally:
-                self._busy.clear()
+                self._busy.set()
+                try:
+                    result = item.fn(item.cancel)
+                except BaseException as exc:  # noqa: BLE001 - handed to the awaiting handler
+                    self._finish(item, None, exc)
+                else:
+                    self._finish(item, result, None)
+                finally:
+                    self._busy.clear()
             if self._on_idle is not None and self._queue.empty():
                 try:
                     item.loop.call_soon_threadsafe(self._on_idle)

@@ -174,9 +174,15 @@ suite("qualm in a real VS Code", () => {
     await vscode.commands.executeCommand("notifications.showList");
     const clicked = await askPage<{ clicked?: boolean; error?: string }>("cancel-progress", "cancel");
     assert.ok(clicked.clicked, `the Cancel button was pressed: ${JSON.stringify(clicked)}`);
+    const states: string[] = [];
+    const sub = api.onStatus((st) => states.push(`${st.state}: ${st.message}`));
     const result = await running;
     assert.equal(result?.cancelled, true, `the command returned ${JSON.stringify(result)}`);
-    await until("the server to be ready again", () => api.status().state === "ready" || undefined, 30000);
+    try {
+      await until(() => `the server to be ready again (now ${api.status().state}; since the cancel: ${states.join(" | ")})`, () => api.status().state === "ready" || undefined, 30000);
+    } finally {
+      sub.dispose();
+    }
     assert.ok(Date.now() - started < 60000);
   });
 
