@@ -242,6 +242,96 @@ def calibrate(
     print(target)
 
 
+ALL_GROUPS_CLI = ("lexical", "algorithmic", "functional", "consistency", "symbolic", "multi")
+
+
+@app.command("eval")
+def eval_(
+    dataset: list[str] = typer.Option(["humaneval"], "--dataset", "-d", help="humaneval | mbpp | mbpp-sanitized | apps | apps-introductory|-interview|-competition | a hub name (APPS format) | a file; repeat for several."),
+    split: Optional[str] = typer.Option(None, "--split", help="MBPP: test (task_ids 11-510, the default), calibration (511-974) or all; APPS on the hub: its split."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="The first N problems of each data set."),
+    methods: str = typer.Option(",".join(ALL_GROUPS_CLI), "--methods", help=f"Method groups, comma-separated: {', '.join(ALL_GROUPS_CLI)}."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Seed of every sampled output (default: the settings', 42)."),
+    n_samples: int = typer.Option(10, "--n-samples", help="Code samples for the consistency baselines (the paper's N)."),
+    symbolic_timeout: float = typer.Option(5.0, "--symbolic-timeout", help="CrossHair's seconds per comparison in Symbolic Clustering."),
+    calibration: Optional[str] = typer.Option(None, "--calibration", help="Data set to fit P(pass) on, as DATASET[:SPLIT[:LIMIT]], e.g. mbpp:calibration:90 (never the test split)."),
+    out: Path = typer.Option(Path("results/eval"), "--out", help="Folder for results.json, table.md, claims.md and the plots."),
+    cache: Optional[Path] = typer.Option(None, "--cache", help="Pipeline cache (default: qualm's cache folder/eval); a run resumes from it."),
+    model: Optional[str] = ModelOpt,
+    n_gpu_layers: Optional[int] = GpuOpt,
+    threads: Optional[int] = ThreadsOpt,
+) -> None:
+    """Reproduce the paper's tables: every method on HumanEval, MBPP, APPS or your own problems."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn  # noqa: PLC0415
+
+    from .evaluation import baselines, datasets  # noqa: PLC0415
+    from .evaluation.methods import consistency_methods, multi_candidate_method, symbolic_method  # noqa: PLC0415
+    from .evaluation.pipeline import PipelineOptions  # noqa: PLC0415
+    from .evaluation.report import write_report  # noqa: PLC0415
+    from .evaluation.runner import EvalPlan, build_run, collect, methods_for  # noqa: PLC0415
+
+    groups = tuple(g.strip() for g in methods.split(",") if g.strip())
+    unknown = [g for g in groups if g not in ALL_GROUPS_CLI]
+    if unknown:
+        raise CliError(f"unknown method group(s) {', '.join(unknown)}; known: {', '.join(ALL_GROUPS_CLI)}")
+    try:
+        sets = [(name, datasets.load(name, split=split if name.startswith("mbpp") or name.startswith("apps") else None, limit=limit)) for name in dataset]
+        cal_sets = _calibration_problems(calibration, datasets) if calibration else None
+    except datasets.DatasetError as exc:
+        raise CliError(str(exc)) from exc
+    if cal_sets is not None and any(set(p.task_id for p in cal_sets) & set(p.task_id for p in probs) for _, probs in sets):
+        raise CliError("the calibration problems overlap the evaluated ones: fit P(pass) on another split")
+    settings = _settings(model, n_gpu_layers, threads, seed=seed)
+    backend = _load(settings)
+    digest = cached_sha256(Path(backend.info.path))
+    plan = EvalPlan(groups=groups, options=PipelineOptions(n_samples=n_samples))
+    cache_root = cache or cache_dir() / "eval"
+    extra = []
+    if "consistency" in groups:
+        extra.append(consistency_methods)
+    if "symbolic" in groups:
+        extra.append(lambda data: [symbolic_method(data, baselines.SymbolicConfig(per_condition_timeout=symbolic_timeout))])
+    if "multi" in groups:
+        extra.append(lambda data: [multi_candidate_method(data)])
+    command = "qualm eval " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "qualm eval"
+    runs = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
+    with Progress(*columns, console=console(stderr=True)) as bar:
+        cal_data = None
+        if cal_sets is not None:
+            task = bar.add_task(f"calibration split ({calibration})", total=len(cal_sets))
+            cal_data = collect(backend, cal_sets, settings, plan, cache_root, digest, on_progress=_bar_step(bar, task))
+        for name, problems in sets:
+            task = bar.add_task(name, total=len(problems))
+            data = collect(backend, problems, settings, plan, cache_root, digest, on_progress=_bar_step(bar, task))
+            bar.update(task, description=f"{name}: methods")
+            runs.append(build_run(_dataset_label(name, split), backend.info.name, data, methods_for(data, settings, plan, cal_data, tuple(extra)), command))
+    written = write_report(runs, out)
+    for path in written:
+        print(path)
+
+
+def _bar_step(bar, task):
+    def update(done: int, total: int, task_id: str, step: str) -> None:
+        bar.update(task, completed=done, description=f"{task_id} · {step}" if step != "done" else task_id)
+
+    return update
+
+
+def _dataset_label(name: str, split: Optional[str]) -> str:
+    labels = {"humaneval": "HumanEval", "mbpp": "MBPP", "mbpp-sanitized": "MBPP (sanitized)", "apps": "APPS"}
+    label = labels.get(name, Path(name).stem if Path(name).suffix else name)
+    return f"{label} ({split})" if split and name.startswith("mbpp") and split != "test" else label
+
+
+def _calibration_problems(spec: str, datasets):
+    name, _, rest = spec.partition(":")
+    split, _, lim = rest.partition(":")
+    if name.startswith("mbpp") and (split or "test") == "test":
+        raise CliError("P(pass) may not be fitted on MBPP's test split: use mbpp:calibration")
+    return datasets.load(name, split=split or None, limit=int(lim) if lim else None)
+
+
 @model_app.callback()
 def model_info(
     ctx: typer.Context,

@@ -1,0 +1,206 @@
+"""Every method's uncertainty per problem, from the pipeline's cached outputs.
+
+A method is a name, a family (the paper's table groups) and, per problem, an uncertainty (higher =
+less trustworthy; None = unavailable) and the wall time it needs: the steps it depends on (its cost
+in the paper's sense: generation, execution, comparison).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable, Iterable
+
+from ..settings import Settings
+from ..signals.algorithmic import StepRouge, algorithmic_uncertainty
+from ..signals.lexical import lexical_report
+from ..trace import Trace
+from .baselines import SymbolicConfig, consistency_bleu, consistency_vr, consistency_vro, pass_pattern_disagreement, symbolic_clustering
+from .metrics import rank_normalise, weighted_ensemble
+from .pipeline import ProblemCache
+from .report import MethodResult
+
+LEX, ALGO, FUNC = "Top-5 Entropy", "Pseudo Consistency (ALGO)", "Generated Tests (FUNC)"
+ENSEMBLE = "Ensemble (LEX+ALGO+FUNC)"
+K_SWEEP = range(1, 11)
+
+
+@dataclass(frozen=True)
+class ProblemData:
+    task_id: str
+    label: bool  # the official hidden tests' verdict on the greedy solution
+    steps: dict[str, dict]  # the pipeline's cached steps
+    entry_point: str | None = None
+    cache: ProblemCache | None = None  # where slow derived results (symbolic clustering) are kept
+
+
+def _seconds(p: ProblemData, *steps: str) -> float:
+    return sum(float(p.steps.get(s, {}).get("seconds", 0.0)) for s in steps)
+
+
+class _Column:
+    """One method's values and costs, filled problem by problem."""
+
+    def __init__(self, name: str, family: str) -> None:
+        self.name, self.family = name, family
+        self.values: list[float | None] = []
+        self.seconds: list[float] = []
+
+    def add(self, value: float | None, seconds: float) -> None:
+        self.values.append(value)
+        self.seconds.append(seconds)
+
+    def result(self) -> MethodResult:
+        mean = sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
+        return MethodResult(self.name, self.family, list(self.values), mean)
+
+
+def lexical_methods(problems: list[ProblemData], top_k: int = 5) -> list[MethodResult]:
+    """Single-pass methods over the greedy trace: the paper's baselines, Top-K (with a K sweep) and scopes."""
+    cols = {
+        name: _Column(name, "single-pass")
+        for name in ("Mean Entropy", "Max Entropy", "Mean Probability", "Max Probability")
+    }
+    cols[LEX] = _Column(LEX, "ours")
+    for scope in ("code only", "comments only"):
+        cols[f"Top-{top_k} Entropy ({scope})"] = _Column(f"Top-{top_k} Entropy ({scope})", "beyond the paper")
+    for k in K_SWEEP:
+        cols[f"Top-K Entropy (K={k})"] = _Column(f"Top-K Entropy (K={k})", "k-sweep")
+    for p in problems:
+        cost = _seconds(p, "greedy")
+        trace = Trace.from_dict(p.steps["greedy"]["trace"]) if "greedy" in p.steps else None
+        report = lexical_report(trace, top_k) if trace is not None else None
+        a = report.all if report else None
+        cols["Mean Entropy"].add(a.mean_entropy if a else None, cost)
+        cols["Max Entropy"].add(a.max_entropy if a else None, cost)
+        cols["Mean Probability"].add(a.mean_probability if a else None, cost)  # 1 − mean p
+        cols["Max Probability"].add(a.max_probability if a else None, cost)  # max (1 − p)
+        cols[LEX].add(a.top_k_entropy if a else None, cost)
+        cols[f"Top-{top_k} Entropy (code only)"].add(report.code.top_k_entropy if report else None, cost)
+        cols[f"Top-{top_k} Entropy (comments only)"].add(report.comment.top_k_entropy if report else None, cost)
+        for k in K_SWEEP:
+            cols[f"Top-K Entropy (K={k})"].add(lexical_report(trace, k).all.top_k_entropy if trace is not None else None, cost)
+    return [c.result() for c in cols.values()]
+
+
+def algorithmic_method(problems: list[ProblemData]) -> MethodResult:
+    col = _Column(ALGO, "ours")
+    rouge = StepRouge()
+    for p in problems:
+        plans = p.steps.get("plans", {}).get("plans")
+        t0 = time.perf_counter()
+        value = algorithmic_uncertainty(plans, rouge).uncertainty if plans else None
+        col.add(value, _seconds(p, "plans") + time.perf_counter() - t0)
+    return col.result()
+
+
+def functional_method(problems: list[ProblemData]) -> MethodResult:
+    col = _Column(FUNC, "ours")
+    for p in problems:
+        own = p.steps.get("selftests", {}).get("greedy", {})
+        col.add(own.get("uncertainty"), _seconds(p, "greedy", "tests") + float(own.get("seconds", 0.0)))
+    return col.result()
+
+
+def _samples(p: ProblemData) -> list[str]:
+    return list(p.steps.get("samples", {}).get("codes", []))
+
+
+def consistency_methods(problems: list[ProblemData]) -> list[MethodResult]:
+    """The code-consistency baselines over the N samples (and the greedy output for VRO)."""
+    cols = {n: _Column(n, "multi-pass") for n in ("Consistency (BLEU)", "Consistency (VR)")}
+    cols["Consistency (VRO)"] = _Column("Consistency (VRO)", "multi-pass")
+    for p in problems:
+        samples, greedy = _samples(p), p.steps.get("greedy", {}).get("code", "")
+        base = _seconds(p, "greedy", "samples")
+        for name, fn in (("Consistency (BLEU)", lambda: consistency_bleu(samples)), ("Consistency (VR)", lambda: consistency_vr(samples)), ("Consistency (VRO)", lambda: consistency_vro(greedy, samples))):
+            t0 = time.perf_counter()
+            value = fn().uncertainty if samples else None
+            cols[name].add(value, base + time.perf_counter() - t0)
+    return [c.result() for c in cols.values()]
+
+
+def symbolic_method(problems: list[ProblemData], config: SymbolicConfig | None = None) -> MethodResult:
+    """Symbolic Clustering; each problem's clustering is cached (CrossHair takes minutes)."""
+    config = config or SymbolicConfig()
+    col = _Column("Symbolic Clustering", "multi-pass")
+    key = f"symbolic-{config.per_condition_timeout:g}"
+    for p in problems:
+        samples = _samples(p)
+        if not samples or not p.entry_point:
+            col.add(None, _seconds(p, "samples"))  # stdin programs have no function to compare
+            continue
+
+        def compute(samples: list[str] = samples, entry: str = p.entry_point) -> dict:
+            r = symbolic_clustering(samples, entry, config)
+            return {"uncertainty": r.uncertainty, "clusters": [list(c) for c in r.clusters], "calls": r.crosshair_calls, "note": r.note}
+
+        data = p.cache.step(key, compute) if p.cache is not None else {**compute(), "seconds": 0.0}
+        col.add(data.get("uncertainty"), _seconds(p, "samples") + float(data.get("seconds", 0.0)))
+    return col.result()
+
+
+def multi_candidate_method(problems: list[ProblemData]) -> MethodResult:
+    """Disagreement of the samples' pass/fail patterns on the model's own tests (beyond the paper)."""
+    col = _Column("Multi-candidate Tests", "beyond the paper")
+    for p in problems:
+        matrix = p.steps.get("selftests", {}).get("matrix") or []
+        rows = [r for r in matrix[1:] if r is not None]  # the samples (row 0 is the greedy solution)
+        value = pass_pattern_disagreement(rows).uncertainty if len(rows) >= 2 else None
+        col.add(value, _seconds(p, "greedy", "samples", "tests", "selftests"))
+    return col.result()
+
+
+def ensemble_methods(axes: dict[str, MethodResult], weights: tuple[float, float, float]) -> list[MethodResult]:
+    """The paper's ensemble (each axis rank-normalised over the evaluation set, weighted) and its
+    drop-one ablations (the remaining weights renormalised)."""
+    order = [LEX, ALGO, FUNC]
+    short = {LEX: "LEX", ALGO: "ALGO", FUNC: "FUNC"}
+    out = []
+    variants = [(ENSEMBLE, order)] + [(f"Ensemble − {short[d]}", [a for a in order if a != d]) for d in order]
+    for name, used in variants:
+        values = weighted_ensemble([axes[a].uncertainty for a in used], [weights[order.index(a)] for a in used])
+        seconds = sum(axes[a].seconds for a in used)
+        out.append(MethodResult(name, "ensemble", values, seconds))
+    return out
+
+
+def calibrated_probability(
+    train_axes: list[list[float | None]], train_labels: list[bool], test_axes: list[list[float | None]]
+) -> list[float | None]:
+    """P(pass) from a logistic fit of pass/fail on the three axes' raw scores, fitted on a calibration
+    split and applied to the test split; returned as an uncertainty, 1 − P(pass).
+
+    Missing axis values are imputed with the training mean of that axis (neutral), so a problem with
+    an unavailable axis still gets a probability."""
+    from sklearn.linear_model import LogisticRegression  # noqa: PLC0415 - the eval extra
+
+    if len(set(train_labels)) < 2:
+        return [None] * len(test_axes[0])
+    means = []
+    for axis in train_axes:
+        present = [v for v in axis if v is not None]
+        means.append(sum(present) / len(present) if present else 0.0)
+
+    def rows(axes: list[list[float | None]]) -> list[list[float]]:
+        return [[axes[a][i] if axes[a][i] is not None else means[a] for a in range(len(axes))] for i in range(len(axes[0]))]
+
+    model = LogisticRegression().fit(rows(train_axes), train_labels)
+    passed_index = list(model.classes_).index(True)
+    return [1.0 - float(p[passed_index]) for p in model.predict_proba(rows(test_axes))]
+
+
+def core_methods(problems: list[ProblemData], settings: Settings, extra: Iterable[Callable[[list[ProblemData]], list[MethodResult]]] = ()) -> list[MethodResult]:
+    """Everything computed from the cache: lexical family, the two other axes, the ensembles, and
+    whatever ``extra`` adds (the multi-sample baselines)."""
+    methods = lexical_methods(problems, settings.lexical.top_k)
+    by_name = {m.name: m for m in methods}
+    methods += [algorithmic_method(problems), functional_method(problems)]
+    by_name.update({m.name: m for m in methods})
+    methods += ensemble_methods({a: by_name[a] for a in (LEX, ALGO, FUNC)}, settings.ensemble.weights)
+    for add in extra:
+        methods += add(problems)
+    return methods
+
+
+__all__ = ["ProblemData", "core_methods", "calibrated_probability", "rank_normalise", "LEX", "ALGO", "FUNC", "ENSEMBLE"]

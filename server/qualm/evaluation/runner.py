@@ -1,0 +1,100 @@
+"""``qualm eval``: data sets → cached pipeline → methods → metrics and report.
+
+The model work of every problem goes through the on-disk cache (``pipeline``), so a run can be
+stopped at any time and started again with the same command; methods are then recomputed from the
+cache in seconds. Labels come only from the official hidden tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from ..model import CancelToken, ModelBackend
+from ..settings import Settings
+from .datasets import Problem
+from .methods import ALGO, FUNC, LEX, ProblemData, calibrated_probability, core_methods
+from .pipeline import STEPS, PipelineOptions, ProblemCache, problem_dir, run_problem, settings_key
+from .report import EvalRun, MethodResult
+
+# Method groups a user can pick (--methods), and the pipeline steps each needs.
+GROUPS: dict[str, tuple[str, ...]] = {
+    "lexical": ("greedy", "label"),
+    "algorithmic": ("greedy", "label", "plans"),
+    "functional": ("greedy", "label", "tests", "selftests"),
+    "consistency": ("greedy", "label", "samples"),
+    "symbolic": ("greedy", "label", "samples"),
+    "multi": ("greedy", "label", "samples", "tests", "selftests"),
+}
+ALL_GROUPS = tuple(GROUPS)
+
+Progress = Callable[[int, int, str, str], None]  # (done, total, task id, step)
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    groups: tuple[str, ...] = ALL_GROUPS
+    options: PipelineOptions = field(default_factory=PipelineOptions)
+
+    def steps(self) -> tuple[str, ...]:
+        needed = {s for g in self.groups for s in GROUPS[g]}
+        return tuple(s for s in STEPS if s in needed)
+
+
+def collect(
+    backend: ModelBackend,
+    problems: list[Problem],
+    settings: Settings,
+    plan: EvalPlan,
+    cache_root: Path,
+    model_sha256: str,
+    on_progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> list[ProblemData]:
+    """Run (or read from the cache) every needed step of every problem."""
+    options = PipelineOptions(**{**plan.options.__dict__, "steps": plan.steps()})
+    key = settings_key(settings, options)
+    out: list[ProblemData] = []
+    for i, problem in enumerate(problems):
+        cache = ProblemCache(problem_dir(cache_root, model_sha256, key, problem))
+        steps = run_problem(
+            backend, problem, settings, options, cache, cancel,
+            on_step=(lambda step, i=i, tid=problem.task_id: on_progress(i, len(problems), tid, step)) if on_progress else None,
+        )
+        label = steps.get("label", {})
+        out.append(ProblemData(problem.task_id, bool(label.get("passed")), steps, problem.entry_point, cache))
+        if on_progress is not None:
+            on_progress(i + 1, len(problems), problem.task_id, "done")
+    return out
+
+
+def methods_for(
+    data: list[ProblemData],
+    settings: Settings,
+    plan: EvalPlan,
+    calibration_data: list[ProblemData] | None = None,
+    extra: tuple[Callable[[list[ProblemData]], list[MethodResult]], ...] = (),
+) -> list[MethodResult]:
+    methods = core_methods(data, settings, extra)
+    wanted = set(plan.groups)
+    if "algorithmic" not in wanted or "functional" not in wanted:
+        # an axis that was not run is unavailable everywhere: drop it and the ensembles that need it
+        drop = ({ALGO} if "algorithmic" not in wanted else set()) | ({FUNC} if "functional" not in wanted else set())
+        methods = [m for m in methods if m.name not in drop and not m.name.startswith("Ensemble")]
+    if calibration_data and {"algorithmic", "functional"} <= wanted:
+        methods.append(calibrated_method(calibration_data, data, settings))
+    return methods
+
+
+def calibrated_method(calibration_data: list[ProblemData], data: list[ProblemData], settings: Settings) -> MethodResult:
+    """P(pass) fitted on the calibration split's three axes and labels, applied to this run."""
+    train = {m.name: m for m in core_methods(calibration_data, settings)}
+    test = {m.name: m for m in core_methods(data, settings)}
+    axes = (LEX, ALGO, FUNC)
+    values = calibrated_probability([train[a].uncertainty for a in axes], [p.label for p in calibration_data], [test[a].uncertainty for a in axes])
+    return MethodResult("P(pass), calibrated", "beyond the paper", values, sum(test[a].seconds for a in axes))
+
+
+def build_run(dataset: str, model: str, data: list[ProblemData], methods: list[MethodResult], command: str) -> EvalRun:
+    return EvalRun(dataset=dataset, model=model, task_ids=[p.task_id for p in data], labels=[p.label for p in data], methods=methods, command=command)

@@ -1,0 +1,107 @@
+"""The evaluation pipeline's cache: a run interrupted part-way resumes at the step it was in, and a
+second run recomputes nothing. The model is a scripted stand-in here (what is tested is the caching,
+not the model; the real model runs in tests/model/test_eval_end_to_end.py); labels and self-tests
+run in the real sandbox."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from qualm.evaluation.datasets import humaneval
+from qualm.evaluation.methods import core_methods
+from qualm.evaluation.pipeline import STEPS, PipelineOptions, ProblemCache, problem_dir, run_problem, settings_key
+from qualm.evaluation.runner import EvalPlan, collect
+from qualm.model import CancelToken
+from qualm.settings import Settings
+from qualm.trace import TokenRecord, Trace
+
+HE0 = humaneval()[0]  # has_close_elements
+GOOD = (
+    "from typing import List\n\n\ndef has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
+    "    # compare every pair\n    for i, a in enumerate(numbers):\n        for b in numbers[i + 1:]:\n"
+    "            if abs(a - b) < threshold:\n                return True\n    return False\n"
+)
+PLAN = "1. Loop over every pair of numbers.\n2. Compare their distance with the threshold.\n3. Return the answer."
+TESTS = '["assert has_close_elements([1.0, 2.0], 0.5) == False", "assert has_close_elements([1.0, 1.2], 0.5) == True"]'
+
+
+def _trace(text: str) -> Trace:
+    tokens, pos = [], 0
+    for i, piece in enumerate(text.split(" ")):
+        piece = piece if i == 0 else " " + piece
+        tokens.append(TokenRecord(i, i, piece, pos, pos + len(piece), 0.1 * (i % 7), 0.9, ()))
+        pos += len(piece)
+    return Trace(text=text, tokens=tuple(tokens), model="scripted", mode="generate")
+
+
+class ScriptedBackend:
+    """Answers each prompt kind with fixed text and counts the calls."""
+
+    def __init__(self, stop_after: int | None = None, cancel: CancelToken | None = None) -> None:
+        self.calls: list[str] = []
+        self.stop_after, self.cancel = stop_after, cancel
+
+    def _answer(self, prompt) -> str:
+        self.calls.append(prompt.name)
+        if self.stop_after is not None and len(self.calls) >= self.stop_after and self.cancel is not None:
+            self.cancel.cancel()  # the user pressed Ctrl-C during this step
+        return {"plan_generation": PLAN, "test_generation": TESTS}.get(prompt.name, GOOD)
+
+    def generate(self, prompt, options, on_token=None, cancel=None):
+        return _trace(self._answer(prompt))
+
+    def generate_batch(self, jobs, on_progress=None, cancel=None):
+        return [_trace(self._answer(p)) for p, _ in jobs]
+
+
+def test_an_interrupted_run_resumes_at_the_step_it_was_in_and_a_finished_one_recomputes_nothing(tmp_path: Path):
+    settings = Settings.from_mapping({"algorithmic": {"n_plans": 2}, "functional": {"n_tests": 2}})
+    plan = EvalPlan(options=PipelineOptions(n_samples=2))
+    cancel = CancelToken()
+    first = ScriptedBackend(stop_after=2, cancel=cancel)  # greedy, then the samples batch is interrupted
+    with pytest.raises(InterruptedError):
+        collect(first, [HE0], settings, plan, tmp_path, "f" * 64, cancel=cancel)
+    key = settings_key(settings, PipelineOptions(**{**plan.options.__dict__, "steps": plan.steps()}))
+    cache = ProblemCache(problem_dir(tmp_path, "f" * 64, key, HE0))
+    done = {s for s in STEPS if cache.get(s) is not None}
+    assert {"greedy", "label", "samples"} <= done and "plans" not in done  # what finished was kept
+
+    second = ScriptedBackend()
+    data = collect(second, [HE0], settings, plan, tmp_path, "f" * 64)
+    # only the steps that had not finished ran again: plans (2 in one batch) and tests (1)
+    assert second.calls == ["plan_generation"] * 2 + ["test_generation"]
+    assert {s for s in STEPS if cache.get(s) is not None} == set(STEPS)
+    assert data[0].label is True  # the official HumanEval tests pass the scripted solution
+    assert data[0].steps["selftests"]["greedy"]["uncertainty"] == 0.0
+
+    third = ScriptedBackend()
+    again = collect(third, [HE0], settings, plan, tmp_path, "f" * 64)
+    assert third.calls == [] and again[0].steps == data[0].steps
+
+
+def test_other_settings_never_reuse_a_cache(tmp_path: Path):
+    a = settings_key(Settings(), PipelineOptions())
+    assert a == settings_key(Settings(), PipelineOptions())
+    assert a != settings_key(Settings.from_mapping({"generation": {"seed": 7}}), PipelineOptions())
+    assert a != settings_key(Settings(), PipelineOptions(n_samples=5))
+
+
+def test_a_torn_cache_file_is_recomputed(tmp_path: Path):
+    cache = ProblemCache(tmp_path)
+    cache.path("greedy").parent.mkdir(parents=True, exist_ok=True)
+    cache.path("greedy").write_text('{"code": "trunc')  # a crash in the middle of an older write
+    data = cache.step("greedy", lambda: {"code": "x"})
+    assert data["code"] == "x" and "seconds" in data
+
+
+def test_core_methods_from_the_cache(tmp_path: Path):
+    settings = Settings.from_mapping({"algorithmic": {"n_plans": 2}, "functional": {"n_tests": 2}})
+    data = collect(ScriptedBackend(), [HE0], settings, EvalPlan(options=PipelineOptions(n_samples=2)), tmp_path, "e" * 64)
+    by_name = {m.name: m for m in core_methods(data, settings)}
+    assert by_name["Top-5 Entropy"].uncertainty[0] == pytest.approx(sum(sorted([0.1 * (i % 7) for i in range(len(GOOD.split(" ")))])[-5:]) / 5)
+    assert by_name["Pseudo Consistency (ALGO)"].uncertainty[0] == pytest.approx(0.0)  # two identical plans
+    assert by_name["Generated Tests (FUNC)"].uncertainty[0] == 0.0
+    assert by_name["Ensemble (LEX+ALGO+FUNC)"].uncertainty[0] == pytest.approx(0.5)  # one problem: every rank is 0.5
+    assert all(m.seconds >= 0 for m in by_name.values())

@@ -1,0 +1,275 @@
+"""write_report on a tiny fabricated two-dataset run: files, table layout, bold/underline, claims.
+
+Every method's scores are built so that its AUROC is known by hand. With 4 correct and 4 incorrect
+problems there are 16 (correct, incorrect) pairs; starting from the perfect order (all correct
+problems least uncertain) each swap of an adjacent (correct, incorrect) pair makes exactly one
+pair discordant, so a method built with d swaps has AUROC = 1 - d/16.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from qualm.evaluation import metrics
+from qualm.evaluation.report import (
+    HELD,
+    NOT_HELD,
+    NOT_TESTED,
+    EvalRun,
+    MethodResult,
+    check_claims,
+    summarise,
+    write_report,
+)
+
+LABELS = [True] * 4 + [False] * 4
+TASKS = [f"task/{i}" for i in range(8)]
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def with_discordant(d: int) -> list[float | None]:
+    """Uncertainty per problem with exactly d discordant pairs, i.e. AUROC 1 - d/16."""
+    order = list(range(8))  # problems from least to most uncertain
+    for _ in range(d):
+        i = next(i for i in range(7) if LABELS[order[i]] and not LABELS[order[i + 1]])
+        order[i], order[i + 1] = order[i + 1], order[i]
+    u: list[float | None] = [0.0] * 8
+    for position, problem in enumerate(order):
+        u[problem] = float(position)
+    return u
+
+
+def method(name: str, family: str, d: int, seconds: float = 1.0) -> MethodResult:
+    return MethodResult(name=name, family=family, uncertainty=with_discordant(d), seconds=seconds)
+
+
+def k_sweep() -> list[MethodResult]:
+    return [method(f"Top-K Entropy (K={k})", "ours", abs(5 - k) + 3, 1.0) for k in range(1, 11)]
+
+
+def humaneval_run() -> EvalRun:
+    """Every method present; all claims hold."""
+    methods = [
+        method("Mean Entropy", "single-pass", 8),  # .500
+        method("Max Entropy", "single-pass", 6),  # .625
+        method("Mean Probability", "single-pass", 7),  # .5625
+        method("Max Probability", "single-pass", 7),
+        method("Consistency (BLEU)", "multi-pass", 5, 4.0),  # .6875
+        method("Consistency (VR)", "multi-pass", 4, 5.0),  # .75
+        method("Symbolic Clustering", "multi-pass", 6, 6.0),
+        method("Top-5 Entropy", "ours", 3, 1.0),  # .8125
+        method("Pseudo Consistency (ALGO)", "ours", 2, 4.5),  # .875
+        method("Generated Tests (FUNC)", "ours", 1, 2.0),  # .9375
+        method("Ensemble (LEX+ALGO+FUNC)", "ensemble", 0, 7.5),  # 1.0
+        method("Ensemble − LEX", "ensemble", 1, 6.5),  # .9375
+        method("Ensemble − ALGO", "ensemble", 2, 3.0),
+        method("Ensemble − FUNC", "ensemble", 3, 5.5),
+        method("P(pass), calibrated", "beyond the paper", 4, 7.5),
+        method("Top-5 Entropy (code only)", "ours", 4, 1.0),
+        method("Top-5 Entropy (comments only)", "ours", 12, 1.0),  # .25, worse than random
+        *k_sweep(),
+    ]
+    return EvalRun("HumanEval", "tiny-model", TASKS, LABELS, methods, "qualm eval --dataset humaneval")
+
+
+def mbpp_run() -> EvalRun:
+    """Some methods missing, some claims failing."""
+    max_entropy = with_discordant(5)
+    max_entropy[2] = None  # one unavailable score
+    methods = [
+        # no Mean Entropy -> (a) not tested, (b-lex) not tested although it beats the others present
+        MethodResult("Max Entropy", "single-pass", max_entropy, 0.5),
+        method("Mean Probability", "single-pass", 6),
+        method("Max Probability", "single-pass", 6),
+        method("Consistency (BLEU)", "multi-pass", 5),
+        method("Consistency (VR)", "multi-pass", 4, 4.0),  # .75
+        # no Symbolic Clustering
+        method("Top-5 Entropy", "ours", 3, 2.0),  # 2x cheaper than VR only -> (f) not held
+        method("Pseudo Consistency (ALGO)", "ours", 6),  # .625 < VR .75 -> (b-algo) not held
+        method("Generated Tests (FUNC)", "ours", 1),  # beats BLEU and VR, Symbolic missing -> not tested
+        method("Ensemble (LEX+ALGO+FUNC)", "ensemble", 1),  # .9375
+        method("P(pass), calibrated", "beyond the paper", 0),  # 1.0 -> (c) not held
+        *k_sweep(),
+    ]
+    return EvalRun("MBPP", "tiny-model", TASKS, LABELS, methods, "qualm eval --dataset mbpp")
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory) -> tuple[Path, list[Path]]:
+    out = tmp_path_factory.mktemp("report")
+    return out, write_report([humaneval_run(), mbpp_run()], out)
+
+
+def test_the_fabricated_scores_have_the_intended_auroc():
+    assert metrics.auroc(LABELS, with_discordant(0)) == 1.0
+    assert metrics.auroc(LABELS, with_discordant(3)) == pytest.approx(1 - 3 / 16)
+    assert metrics.auroc(LABELS, with_discordant(12)) == pytest.approx(0.25)
+
+
+def test_all_files_are_written(report):
+    out, written = report
+    names = sorted(p.name for p in written)
+    expected = ["results.json", "table.md", "claims.md"] + [
+        f"{plot}_{ds}.png" for plot in ("roc", "auroc_vs_k", "auroc_vs_cost") for ds in ("HumanEval", "MBPP")
+    ]
+    assert names == sorted(expected)
+    assert all(p.parent == out and p.is_file() for p in written)
+
+
+def test_plots_are_real_pngs(report):
+    _, written = report
+    for path in written:
+        if path.suffix == ".png":
+            data = path.read_bytes()
+            assert data[:8] == PNG_MAGIC, path.name
+            assert len(data) > 10_000, path.name
+
+
+def test_results_json_lets_anyone_recompute_the_metrics(report):
+    out, _ = report
+    data = json.loads((out / "results.json").read_text())
+    assert [r["dataset"] for r in data["runs"]] == ["HumanEval", "MBPP"]
+    mbpp = data["runs"][1]
+    assert mbpp["command"] == "qualm eval --dataset mbpp"
+    assert [s["task_id"] for s in mbpp["samples"]] == TASKS
+    assert mbpp["samples"][2]["uncertainty"]["Max Entropy"] is None
+    labels = [s["label"] for s in mbpp["samples"]]
+    for m in mbpp["methods"]:
+        scores = [s["uncertainty"][m["name"]] for s in mbpp["samples"]]
+        assert metrics.auroc(labels, scores) == pytest.approx(m["auroc"])
+        assert metrics.prauc(labels, scores) == pytest.approx(m["prauc"])
+    max_entropy = next(m for m in mbpp["methods"] if m["name"] == "Max Entropy")
+    assert max_entropy["missing"] == 1 and max_entropy["n"] == 8
+    assert mbpp["pass_at_1"] == 0.5
+
+
+def _section(text: str, start: str, end: str) -> list[str]:
+    return text.split(start, 1)[1].split(end, 1)[0].strip().splitlines()
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def main_table(out: Path) -> tuple[list[str], dict[str, list[str]], list[str]]:
+    """(header, row label -> cells, labels in order incl. family headers) of the main table."""
+    lines = [l for l in _section((out / "table.md").read_text(), "### tiny-model", "## ") if l.startswith("|")]
+    header = _cells(lines[0])
+    rows = [_cells(l) for l in lines[2:]]
+    return header, {r[0]: r for r in rows}, [r[0] for r in rows]
+
+
+def test_table_groups_families_in_the_paper_order(report):
+    out, _ = report
+    header, _, order = main_table(out)
+    assert header[:3] == ["Method", "HumanEval AUROC", "HumanEval PRAUC"]
+    assert header[-2:] == ["Average AUROC", "Average PRAUC"]
+    titles = ["*Single-pass baselines*", "*Multi-pass baselines*", "*Three axes (ours)*",
+              "*Ensemble (ours) and drop-one ablations*", "*Beyond the paper*"]
+    positions = [order.index(t) for t in titles]
+    assert positions == sorted(positions)
+    between = lambda a, b: order[order.index(a) + 1: order.index(b)]
+    assert between(titles[0], titles[1]) == ["Mean Entropy", "Max Entropy", "Mean Probability", "Max Probability"]
+    assert between(titles[2], titles[3]) == ["Top-5 Entropy", "Pseudo Consistency (ALGO)", "Generated Tests (FUNC)"]
+    assert order[order.index(titles[4]) + 1:] == ["P(pass), calibrated"]
+    # The K sweep and token-scope rows have tables of their own.
+    assert not any(label.startswith("Top-K") or "only)" in label for label in order)
+
+
+def test_best_is_bold_and_second_underlined(report):
+    out, _ = report
+    header, rows, _ = main_table(out)
+    col = header.index("HumanEval AUROC")
+    assert rows["Ensemble (LEX+ALGO+FUNC)"][col] == "**1.000**"
+    # .9375 twice: both second best
+    assert rows["Generated Tests (FUNC)"][col] == "<u>.938</u>"
+    assert rows["Ensemble − LEX"][col] == "<u>.938</u>"
+    assert rows["Pseudo Consistency (ALGO)"][col] == ".875"
+    assert rows["Mean Entropy"][col] == ".500"
+    col = header.index("MBPP AUROC")
+    assert rows["P(pass), calibrated"][col] == "**1.000**"
+    assert rows["Ensemble (LEX+ALGO+FUNC)"][col] == "<u>.938</u>"
+    assert rows["Mean Entropy"][col] == "–"  # not run on MBPP
+    assert rows["Mean Entropy"][header.index("Average AUROC")] == "–"
+    # Average of 1.0 and .9375 = .96875, the best average; P(pass): (.75 + 1) / 2 = .875
+    assert rows["Ensemble (LEX+ALGO+FUNC)"][header.index("Average AUROC")] == "**.969**"
+
+
+def test_table_has_pass_at_1_k_sweep_cost_and_correlations(report):
+    out, _ = report
+    text = (out / "table.md").read_text()
+    assert "| HumanEval | tiny-model | 8 | 0.500 |" in text
+    k_rows = [_cells(l) for l in _section(text, "## Top-K entropy", "## Code vs") if l.startswith("| ")]
+    assert [r[0] for r in k_rows[2:]] == [str(k) for k in range(1, 11)]
+    assert k_rows[2 + 4][1] == "**.812**"  # K=5 has the fewest swaps (3)
+    scope = _section(text, "## Code vs comment entropy", "## Cost")
+    assert any(l.startswith("| Comments only | .250") for l in scope)
+    cost = _section(text, "## Cost", "## Correlation")
+    assert "| Consistency (VR) | 5.00 | 4.00 |" in cost
+    assert not any("Top-K" in l for l in cost)
+    algo, func = (humaneval_run().method(n).uncertainty for n in ("Pseudo Consistency (ALGO)", "Generated Tests (FUNC)"))
+    r, rho = metrics.pearson(algo, func), metrics.spearman(algo, func)
+    assert f"| HumanEval | tiny-model | ALGO vs FUNC | {r:.4f} | {rho:.4f} | 8 |" in text
+    assert "| MBPP | tiny-model | FUNC vs LEX |" in text
+    assert "Max Entropy on MBPP: 1 of 8 scores unavailable" in text
+
+
+def _verdicts(claims_md: str, heading: str) -> dict[str, str]:
+    lines = _section(claims_md, heading, "\n## ")
+    found = {}
+    for line in lines:
+        match = re.match(r"- \(([a-z-]+)\) .* — \*\*(held|not held|not tested)\*\*: ", line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def test_claims_all_hold_when_the_numbers_say_so(report):
+    out, _ = report
+    text = (out / "claims.md").read_text()
+    assert _verdicts(text, "## HumanEval · tiny-model") == {
+        "a": HELD, "b-lex": HELD, "b-algo": HELD, "b-func": HELD, "c": HELD, "d": HELD, "e": HELD, "f": HELD,
+    }
+    assert "Top-5 Entropy .812 vs Mean Entropy .500 (+31.2 points)" in text
+
+
+def test_claims_not_held_and_not_tested(report):
+    out, _ = report
+    text = (out / "claims.md").read_text()
+    assert _verdicts(text, "## MBPP · tiny-model") == {
+        "a": NOT_TESTED,  # Mean Entropy not run
+        "b-lex": NOT_TESTED,  # beats the three present, Mean Entropy missing
+        "b-algo": NOT_HELD,  # loses to VR; a missing rival cannot rescue it
+        "b-func": NOT_TESTED,  # beats BLEU and VR, Symbolic Clustering missing
+        "c": NOT_HELD,  # P(pass), calibrated is better
+        "d": NOT_TESTED,  # no drop-one rows
+        "e": NOT_TESTED,  # no comment-only row
+        "f": NOT_HELD,  # only 2x cheaper
+    }
+    assert "best single signal P(pass), calibrated 1.000" in text
+    assert "Symbolic Clustering was not run" in text
+
+
+def test_single_class_run_leaves_claims_untested_and_draws_no_roc(tmp_path):
+    run = EvalRun("Tiny", "m", ["a", "b", "c"], [True] * 3,
+                  [MethodResult("Top-5 Entropy", "ours", [0.1, 0.2, 0.3], 1.0),
+                   MethodResult("Mean Entropy", "single-pass", [0.3, 0.2, 0.1], 1.0)], "cmd")
+    summary = summarise(run)
+    assert summary.metrics["Top-5 Entropy"].auroc is None
+    assert {c.verdict for c in check_claims(summary.metrics)} == {NOT_TESTED}
+    written = {p.name for p in write_report([run], tmp_path)}
+    assert written == {"results.json", "table.md", "claims.md"}
+
+
+def test_bad_runs_are_rejected(tmp_path):
+    with pytest.raises(ValueError):
+        EvalRun("D", "m", ["a"], [True, False], [], "cmd")
+    with pytest.raises(ValueError):
+        EvalRun("D", "m", ["a", "b"], [True, False], [MethodResult("X", "ours", [0.1], 1.0)], "cmd")
+    run = EvalRun("D", "m", ["a", "b"], [True, False], [], "cmd")
+    with pytest.raises(ValueError):
+        write_report([run, run], tmp_path)
