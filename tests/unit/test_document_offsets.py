@@ -30,3 +30,18 @@ def test_typing_after_the_final_line_break():
 
 def test_edits_inside_lines_across_lines_and_with_non_ascii_text():
     _replay("a = 'é'\nb = 2\n", [(0, 5, 0, 6, "ü€"), (0, 0, 1, 1, "x"), (0, 2, 0, 2, "\n"), (9, 9, 9, 9, "end")])
+
+
+def test_client_ranges_match_pygls_own_conversion_at_every_offset():
+    from qualm.lsp.server import client_ranges
+
+    ws = Workspace(None)
+    text = "def f():\n    s = 'é😀'\r\n    return s\n\nx = 1"  # astral character (2 UTF-16 units), CRLF, no final break
+    ws.put_text_document(t.TextDocumentItem(uri=URI, language_id="python", version=1, text=text))
+    doc, codec = ws.get_text_document(URI), ws.position_codec
+    spans = [(a, b) for a in range(len(text) + 1) for b in (a, min(a + 3, len(text)))]
+    expected = [
+        t.Range(start=codec.position_to_client_units(doc.lines, doc.server_position_at_offset(a)), end=codec.position_to_client_units(doc.lines, doc.server_position_at_offset(b)))
+        for a, b in spans
+    ]
+    assert client_ranges(doc, codec, spans) == expected

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from bisect import bisect_right
 from collections import OrderedDict
+from itertools import accumulate
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
-from pygls.workspace import TextDocument
+from pygls.workspace import PositionCodec, TextDocument
 
 from .. import __version__
 from ..assess import Assessment
@@ -178,18 +180,33 @@ class QualmServer(LanguageServer):
             raise UnknownDocument(f"qualm has no open document {uri}")
         return self.workspace.get_text_document(uri)
 
+    def to_ranges(self, doc: TextDocument, spans: Iterable[tuple[int, int]]) -> list[types.Range]:
+        return client_ranges(doc, self.workspace.position_codec, spans)
+
     def to_range(self, doc: TextDocument, start: int, end: int) -> types.Range:
-        lines = doc.lines
-        codec = self.workspace.position_codec
-        return types.Range(
-            start=codec.position_to_client_units(lines, doc.server_position_at_offset(start)),
-            end=codec.position_to_client_units(lines, doc.server_position_at_offset(end)),
-        )
+        return self.to_ranges(doc, [(start, end)])[0]
 
     def remember_trace(self, trace_id: str, trace: Trace) -> None:
         self.traces[trace_id] = trace
         while len(self.traces) > 32:
             self.traces.popitem(last=False)
+
+
+def client_ranges(doc: TextDocument, codec: PositionCodec, spans: Iterable[tuple[int, int]]) -> list[types.Range]:
+    """Character offsets to client ranges, splitting the document into lines once for all spans
+    (pygls's per-offset conversion splits and scans the whole text every time)."""
+    lines = doc.lines
+    starts = list(accumulate(map(len, lines), initial=0))
+
+    def position(offset: int) -> types.Position:
+        if offset >= starts[-1]:
+            server = types.Position(line=len(lines), character=0)  # past the end, where pygls places it
+        else:
+            line = bisect_right(starts, offset) - 1
+            server = types.Position(line=line, character=offset - starts[line])
+        return codec.position_to_client_units(lines, server)
+
+    return [types.Range(start=position(a), end=position(b)) for a, b in spans]
 
 
 class ModelUnavailable(RuntimeError):

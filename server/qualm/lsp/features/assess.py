@@ -59,9 +59,7 @@ def register(server: QualmServer) -> None:
         token = p.get("workDoneToken")
         progress = None
         if isinstance(token, (str, int)):  # the client made the progress: it shows it, we report to it
-            progress = token
-            ls.progress_cancels[str(progress)] = cancel
-            ls.work_done_progress.begin(progress, types.WorkDoneProgressBegin(title=f"qualm: assessing {fn.name}", cancellable=True, percentage=0))
+            progress = _start_progress(ls, token, f"qualm: assessing {fn.name}", cancel)
         return await _assess(ls, uri, fn, progress, cancel)
 
     @server.command("qualm.scoreDocument")
@@ -195,7 +193,7 @@ def _offset_map(document: str, first_line: int, source: str):
     return to_doc
 
 
-async def _begin_progress(ls: QualmServer, title: str, cancel: CancelToken) -> str | None:
+async def _begin_progress(ls: QualmServer, title: str, cancel: CancelToken) -> str | int | None:
     caps = ls.client_capabilities.window
     if caps is None or not caps.work_done_progress:
         return None
@@ -204,7 +202,12 @@ async def _begin_progress(ls: QualmServer, title: str, cancel: CancelToken) -> s
         await ls.work_done_progress.create_async(token)
     except Exception:  # noqa: BLE001 - the client refused: run without progress
         return None
-    ls.progress_cancels[token] = cancel
+    return _start_progress(ls, token, title, cancel)
+
+
+def _start_progress(ls: QualmServer, token: str | int, title: str, cancel: CancelToken) -> str | int:
+    """Begin cancellable progress on a token (ours or the client's); a cancel from the client stops ``cancel``."""
+    ls.progress_cancels[str(token)] = cancel
     ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, cancellable=True, percentage=0))
     return token
 

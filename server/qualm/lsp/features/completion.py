@@ -25,12 +25,12 @@ COMPLETE = "qualm/complete"
 ACCEPTED = "qualm/accepted"
 
 
-def _token_json(rec: TokenRecord, shift: int, thresholds) -> dict[str, Any]:
+def _token_json(rec: TokenRecord, thresholds) -> dict[str, Any]:
     info = TokenInfo.of(rec, thresholds, "completion")
     return {
         "text": rec.text,
-        "start": rec.start + shift,
-        "end": rec.end + shift,
+        "start": rec.start,
+        "end": rec.end,
         "entropy": rec.entropy,
         "prob": rec.prob,
         "level": info.level,
@@ -40,25 +40,25 @@ def _token_json(rec: TokenRecord, shift: int, thresholds) -> dict[str, Any]:
 
 class Placement:
     """From the model's tokens to the text inserted at the cursor: the healed whitespace trimmed, the
-    function's indentation put back. The stream and the final result go through the same steps."""
+    function's indentation put back, each record moved to its offsets in the inserted text. The
+    stream and the final result go through the same steps."""
 
     def __init__(self, ctx: CompletionContext) -> None:
         self._trim = PrefixTrimmer(ctx.heal)
         self._indent = Reindenter(ctx.indent)
+        self._length = 0
 
-    def feed(self, text: str) -> str:
-        return self._indent.feed(self._trim.feed(text))
+    def place(self, rec: TokenRecord) -> TokenRecord:
+        piece = self._indent.feed(self._trim.feed(rec.text))
+        start, self._length = self._length, self._length + len(piece)
+        return replace(rec, text=piece, start=start, end=self._length)
 
 
 def placed(tokens: Iterable[TokenRecord], ctx: CompletionContext) -> tuple[str, list[TokenRecord]]:
     """The completion as inserted, and each token record moved to its place in that text."""
-    stream = Placement(ctx)
-    text, out = "", []
-    for rec in tokens:
-        piece = stream.feed(rec.text)
-        out.append(replace(rec, text=piece, start=len(text), end=len(text) + len(piece)))
-        text += piece
-    return text, out
+    placement = Placement(ctx)
+    out = [placement.place(rec) for rec in tokens]
+    return "".join(r.text for r in out), out
 
 
 async def _complete(ls: QualmServer, uri: str, position: types.Position, options: dict, partial_token: Any) -> dict[str, Any]:
@@ -77,16 +77,12 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
     )
     loop = asyncio.get_running_loop()
     stream = Placement(ctx)
-    streamed = {"chars": 0}
 
     def on_token(rec: TokenRecord) -> None:  # on the model thread
         if partial_token is None:
             return
-        piece = stream.feed(rec.text)
-        start = streamed["chars"]
-        streamed["chars"] += len(piece)
-        moved = replace(rec, text=piece, start=start, end=start + len(piece))
-        value = {"text": piece, "tokens": [_token_json(moved, 0, thresholds)]}
+        moved = stream.place(rec)
+        value = {"text": moved.text, "tokens": [_token_json(moved, thresholds)]}
         loop.call_soon_threadsafe(ls.protocol.notify, types.PROGRESS, types.ProgressParams(token=partial_token, value=value))
 
     trace = await ls.run_model(lambda backend, token: backend.generate(ctx.prompt, gen, on_token=on_token, cancel=token), key=f"complete:{uri}")
@@ -97,7 +93,7 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
     return {
         "traceId": trace_id,
         "text": text,
-        "tokens": [_token_json(r, 0, thresholds) for r in records],
+        "tokens": [_token_json(r, thresholds) for r in records],
         "lexical": asdict(lex),
         "stopReason": trace.stop_reason,
         "model": trace.model,

@@ -23,11 +23,12 @@ def publish(ls: QualmServer, uri: str) -> None:
     doc = ls.workspace.get_text_document(uri)
     editor = ls.settings.editor
     floor = LEVELS.index(editor.diagnostic_level) if editor.diagnostic_level in LEVELS else 2
-    shown = [m for m in state.marks if LEVELS.index(m.data.level) >= floor and m.end > m.start]
-    shown.sort(key=lambda m: -m.data.entropy)
+    spans = [m for m in state.marks if m.end > m.start]
+    ranges = dict(zip(map(id, spans), ls.to_ranges(doc, [(m.start, m.end) for m in spans])))  # once for both messages
+    shown = sorted((m for m in spans if LEVELS.index(m.data.level) >= floor), key=lambda m: -m.data.entropy)
     diagnostics = [
         types.Diagnostic(
-            range=ls.to_range(doc, m.start, m.end),
+            range=ranges[id(m)],
             message=diagnostic_message(m.data),
             severity=SEVERITY.get(m.data.level, types.DiagnosticSeverity.Hint),
             source="qualm",
@@ -37,7 +38,7 @@ def publish(ls: QualmServer, uri: str) -> None:
         for m in shown[: editor.max_diagnostics]
     ]
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version))
-    marks = [{"range": _plain_range(ls.to_range(doc, m.start, m.end)), "level": m.data.level} for m in state.marks if m.data.level != "confident" and m.end > m.start]
+    marks = [{"range": _plain_range(ranges[id(m)]), "level": m.data.level} for m in spans if m.data.level != "confident"]
     ls.protocol.notify(MARKS, {"uri": uri, "version": doc.version, "marks": marks})
 
 
