@@ -3,13 +3,12 @@
 // It never computes a score itself.
 
 import * as vscode from "vscode";
-import { CommandInterceptor, QualmClient } from "./client";
+import { ClientStatus, CommandInterceptor, QualmClient } from "./client";
 import { assessWithProgress, selectModel, serverCommandWithProgress, toggleHighlights } from "./commands";
 import { ACCEPT_COMMAND, InlineCompletions, StreamEvent } from "./completions";
 import { Highlight, Highlights } from "./highlights";
 import { readClientSettings, ClientSettings } from "./settings";
 import { StatusItem, showMenu } from "./status";
-import { ClientStatus } from "./client";
 
 /** What activate() returns: for other extensions and for qualm's end-to-end tests. */
 export interface QualmApi {

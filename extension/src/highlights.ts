@@ -48,7 +48,7 @@ export class Highlights implements vscode.Disposable {
 
   /** The server's marks for a document; ignored when the document has moved on (a newer update follows). */
   fromServer(params: MarksParams): void {
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === params.uri);
+    const doc = openDocument(params.uri);
     if (!doc) return;
     if (params.version !== null && params.version !== doc.version) return;
     const marks: OffsetMark[] = [];
@@ -62,7 +62,7 @@ export class Highlights implements vscode.Disposable {
   }
 
   get(uri: vscode.Uri): Highlight[] {
-    const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
+    const doc = openDocument(uri.toString());
     if (!doc) return [];
     return this.store.get(uri.toString()).map((m) => ({ range: trimmed(doc, m), level: m.level }));
   }
@@ -100,6 +100,10 @@ export class Highlights implements vscode.Disposable {
     this.types.forEach((t) => t.dispose());
     this.changedEmitter.dispose();
   }
+}
+
+function openDocument(uri: string): vscode.TextDocument | undefined {
+  return vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri);
 }
 
 /** A token's range without its leading whitespace (" total" highlights "total", not the space). */
