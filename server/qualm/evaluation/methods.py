@@ -11,12 +11,14 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+import numpy as np
+
 from ..settings import Settings
 from ..signals.algorithmic import StepRouge, algorithmic_uncertainty
-from ..signals.lexical import lexical_report
+from ..signals.lexical import lexical_report, top_k_mean
 from ..trace import Trace
 from .baselines import SymbolicConfig, consistency_bleu, consistency_vr, consistency_vro, pass_pattern_disagreement, symbolic_clustering
-from .metrics import rank_normalise, weighted_ensemble
+from .metrics import weighted_ensemble
 from .pipeline import ProblemCache
 from .report import MethodResult
 
@@ -78,8 +80,9 @@ def lexical_methods(problems: list[ProblemData], top_k: int = 5) -> list[MethodR
         cols[LEX].add(a.top_k_entropy if a else None, cost)
         cols[f"Top-{top_k} Entropy (code only)"].add(report.code.top_k_entropy if report else None, cost)
         cols[f"Top-{top_k} Entropy (comments only)"].add(report.comment.top_k_entropy if report else None, cost)
-        for k in K_SWEEP:
-            cols[f"Top-K Entropy (K={k})"].add(lexical_report(trace, k).all.top_k_entropy if trace is not None else None, cost)
+        entropies = np.array(trace.entropies()) if trace is not None else np.array([])
+        for k in K_SWEEP:  # the same tokens as the report's "all" scope, one array for every K
+            cols[f"Top-K Entropy (K={k})"].add(top_k_mean(entropies, k) if entropies.size else None, cost)
     return [c.result() for c in cols.values()]
 
 
@@ -159,10 +162,9 @@ def multi_candidate_method(problems: list[ProblemData]) -> MethodResult:
     """Disagreement of the samples' pass/fail patterns on the model's own tests (beyond the paper)."""
     col = _Column("Multi-candidate Tests", "beyond the paper")
     for p in problems:
-        matrix = p.steps.get("selftests", {}).get("matrix") or []
-        rows = [r for r in matrix[1:] if r is not None]  # the samples (row 0 is the greedy solution)
+        rows = [r for r in p.steps.get("sampletests", {}).get("matrix", []) if r is not None]
         value = pass_pattern_disagreement(rows).uncertainty if len(rows) >= 2 else None
-        col.add(value, _seconds(p, "greedy", "samples", "tests", "selftests"))
+        col.add(value, _seconds(p, "greedy", "samples", "tests", "sampletests"))
     return col.result()
 
 
@@ -218,4 +220,4 @@ def core_methods(problems: list[ProblemData], settings: Settings, extra: Iterabl
     return methods
 
 
-__all__ = ["ProblemData", "core_methods", "calibrated_probability", "rank_normalise", "LEX", "ALGO", "FUNC", "ENSEMBLE"]
+__all__ = ["ProblemData", "core_methods", "calibrated_probability", "LEX", "ALGO", "FUNC", "ENSEMBLE"]

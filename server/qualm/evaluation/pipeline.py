@@ -8,7 +8,8 @@ For each problem the model's outputs are produced once, each into its own JSON f
 * ``samples``    N code samples at temperature 0.8 (the consistency baselines, symbolic clustering)
 * ``plans``      N natural-language plans (the algorithmic axis)
 * ``tests``      the model's M assert tests (the functional axis)
-* ``selftests``  the greedy solution and every sample run against those tests in the sandbox
+* ``selftests``  the greedy solution run against those tests in the sandbox
+* ``sampletests`` every sample run against the same tests (the multi-candidate signal)
 
 A file is written atomically when its step finishes; a step whose file exists is skipped, so an
 interrupted run (Ctrl-C, a crash, a reboot) picks up at the step it was in. Every step records
@@ -31,11 +32,11 @@ from qualm_sandbox import SandboxConfig
 from .. import engine, prompts
 from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..settings import Settings
-from ..signals.functional import functional_uncertainty, parse_tests
+from ..signals.functional import FunctionalResult, ParsedTests, functional_uncertainty, parse_tests
 from ..trace import Trace
 from .datasets import Problem, official_label
 
-STEPS = ("greedy", "label", "samples", "plans", "tests", "selftests")
+STEPS = ("greedy", "label", "samples", "plans", "tests", "selftests", "sampletests")
 PIPELINE_VERSION = 1  # bump when a step's output changes meaning: old caches are then not reused
 
 
@@ -162,22 +163,34 @@ def run_problem(
 
     step("tests", tests)
 
-    def selftests() -> dict:
+    def own_tests() -> ParsedTests:
+        t = out["tests"]  # parsed when they were written: no second parse, no second read
+        return ParsedTests(list(t["tests"]), [(d[0], d[1]) for d in t["dropped"]])
+
+    def run_against_tests(candidate: str) -> tuple[FunctionalResult, float]:
+        if cancel.cancelled:
+            raise InterruptedError("evaluation cancelled")
         f = settings.functional
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
-        parsed = parse_tests((cache.get("tests") or {}).get("raw", ""), limit=f.n_tests, function_name=problem.entry_point)
-        candidates = [code] + list((cache.get("samples") or {}).get("codes", []))
-        rows: list[list[bool] | None] = []
-        greedy_result: dict[str, Any] = {}
-        for i, candidate in enumerate(candidates):
-            if cancel.cancelled:
-                raise InterruptedError("evaluation cancelled")
-            t0 = time.perf_counter()
-            result = functional_uncertainty(candidate, parsed, config, should_stop=lambda: cancel.cancelled)
-            rows.append(None if result.report is None else [o.passed for o in result.report.outcomes])
-            if i == 0:  # the functional axis proper: the greedy solution's own run (its cost alone)
-                greedy_result = {"uncertainty": result.uncertainty, "note": result.note, "sandbox": result.sandbox, "seconds": time.perf_counter() - t0}
-        return {"greedy": greedy_result, "matrix": rows}
+        t0 = time.perf_counter()
+        result = functional_uncertainty(candidate, own_tests(), config, should_stop=lambda: cancel.cancelled)
+        return result, time.perf_counter() - t0
+
+    def row(result: FunctionalResult) -> list[bool] | None:
+        return None if result.report is None else [o.passed for o in result.report.outcomes]
+
+    def selftests() -> dict:
+        # the functional axis proper: the greedy solution against the model's own tests
+        result, seconds = run_against_tests(code)
+        greedy_result = {"uncertainty": result.uncertainty, "note": result.note, "sandbox": result.sandbox, "seconds": seconds}
+        return {"greedy": greedy_result, "matrix": [row(result)]}
 
     step("selftests", selftests)
+
+    def sampletests() -> dict:
+        # every sample against the same tests (the multi-candidate signal); its own step, so a run
+        # with or without samples never leaves a self-test file that lacks or hides them
+        return {"matrix": [row(run_against_tests(c)[0]) for c in out["samples"]["codes"]]}
+
+    step("sampletests", sampletests)
     return out

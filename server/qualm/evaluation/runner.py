@@ -25,7 +25,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "functional": ("greedy", "label", "tests", "selftests"),
     "consistency": ("greedy", "label", "samples"),
     "symbolic": ("greedy", "label", "samples"),
-    "multi": ("greedy", "label", "samples", "tests", "selftests"),
+    "multi": ("greedy", "label", "samples", "tests", "sampletests"),
 }
 ALL_GROUPS = tuple(GROUPS)
 
@@ -83,14 +83,13 @@ def methods_for(
         drop = ({ALGO} if "algorithmic" not in wanted else set()) | ({FUNC} if "functional" not in wanted else set())
         methods = [m for m in methods if m.name not in drop and not m.name.startswith("Ensemble")]
     if calibration_data and {"algorithmic", "functional"} <= wanted:
-        methods.append(calibrated_method(calibration_data, data, settings))
+        methods.append(calibrated_method(calibration_data, {m.name: m for m in methods}, settings))
     return methods
 
 
-def calibrated_method(calibration_data: list[ProblemData], data: list[ProblemData], settings: Settings) -> MethodResult:
-    """P(pass) fitted on the calibration split's three axes and labels, applied to this run."""
+def calibrated_method(calibration_data: list[ProblemData], test: dict[str, MethodResult], settings: Settings) -> MethodResult:
+    """P(pass) fitted on the calibration split's three axes and labels, applied to this run's axes."""
     train = {m.name: m for m in core_methods(calibration_data, settings)}
-    test = {m.name: m for m in core_methods(data, settings)}
     axes = (LEX, ALGO, FUNC)
     values = calibrated_probability([train[a].uncertainty for a in axes], [p.label for p in calibration_data], [test[a].uncertainty for a in axes])
     return MethodResult("P(pass), calibrated", "beyond the paper", values, sum(test[a].seconds for a in axes))
