@@ -36,13 +36,22 @@ def humaneval_problems() -> Iterator[ReferenceProblem]:
         yield ReferenceProblem(p.task_id, p.prompt, p.entry_point)
 
 
-def mbpp_problems(path: Path, ids: range = MBPP_CALIBRATION_IDS) -> Iterator[ReferenceProblem]:
-    """MBPP problems by task_id, never from the test split (the evaluation's loader and prompts)."""
-    for p in datasets.mbpp(path, split="all"):
+def mbpp_problems(path: Path | None = None, ids: range = MBPP_CALIBRATION_IDS) -> Iterator[ReferenceProblem]:
+    """MBPP problems by task_id (default: qualm's shipped copy), never from the test split (the
+    evaluation's loader and prompts)."""
+    for p in datasets.mbpp(path or datasets.MBPP_PATH, split="all"):
         tid = int(p.task_id.split("/")[1])
         if tid in MBPP_TEST_IDS or tid not in ids:
             continue  # the evaluation's test split never feeds calibration
         yield ReferenceProblem(p.task_id, p.prompt, p.entry_point)
+
+
+def describe(problems: list[ReferenceProblem], dataset: str) -> str:
+    """The reference set as a calibration file names it, e.g. "MBPP task_ids 511-600 (90 problems)"."""
+    if dataset == "MBPP" and problems:
+        ids = [int(p.task_id.split("/")[1]) for p in problems]
+        return f"MBPP task_ids {min(ids)}-{max(ids)} ({len(problems)} problems)"
+    return f"{dataset} ({len(problems)} problems)"
 
 
 def calibrate(

@@ -205,8 +205,8 @@ def assess(
 
 @app.command()
 def calibrate(
-    dataset: str = typer.Option("humaneval", "--dataset", help="humaneval, or a path to MBPP's mbpp.jsonl (task_ids 511-974 only)."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="Use only the first N problems."),
+    dataset: str = typer.Option("humaneval", "--dataset", help="humaneval, mbpp (task_ids 511-974 of the shipped copy), or a path to an MBPP-format mbpp.jsonl."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="Use only the first N problems (mbpp --limit 90: task_ids 511-600, the split qualm tunes on)."),
     out: Optional[str] = typer.Option(None, "--out", help="Where to write the calibration file (default: qualm's cache)."),
     model: Optional[str] = ModelOpt,
     n_gpu_layers: Optional[int] = GpuOpt,
@@ -214,18 +214,20 @@ def calibrate(
 ) -> None:
     """Build the model's calibration file: raw scores of each axis over reference problems."""
     from .calibrate import calibrate as run_calibration  # noqa: PLC0415
-    from .calibrate import humaneval_problems, mbpp_problems  # noqa: PLC0415
+    from .calibrate import describe, humaneval_problems, mbpp_problems  # noqa: PLC0415
 
     if dataset == "humaneval":
-        problems, label = list(humaneval_problems()), "HumanEval"
+        problems, name = list(humaneval_problems()), "HumanEval"
+    elif dataset == "mbpp":
+        problems, name = list(mbpp_problems()), "MBPP"
     else:
         path = Path(dataset)
         if not path.is_file():
-            raise CliError(f"{dataset}: not 'humaneval' and not a file")
-        problems, label = list(mbpp_problems(path)), "MBPP 511-974"
+            raise CliError(f"{dataset}: not 'humaneval', not 'mbpp' and not a file")
+        problems, name = list(mbpp_problems(path)), "MBPP"
     if limit is not None:
         problems = problems[:limit]
-        label += f" (first {len(problems)} problems)"
+    label = describe(problems, name)
     settings = _settings(model, n_gpu_layers, threads)
     backend = _load(settings)
     digest = cached_sha256(Path(backend.info.path))

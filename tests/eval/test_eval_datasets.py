@@ -84,6 +84,9 @@ def test_mbpp_agrees_with_calibration():
     ours = {p.task_id: p.prompt for p in mbpp(split="calibration")}
     theirs = {p.task_id: p.description for p in calibrate.mbpp_problems(MBPP_PATH)}
     assert ours == theirs
+    shipped = list(calibrate.mbpp_problems())  # the default: qualm's own copy
+    assert [p.task_id for p in shipped] == list(ours)
+    assert calibrate.describe(shipped[:90], "MBPP") == "MBPP task_ids 511-600 (90 problems)"
 
 
 def test_mbpp_challenge_tests_are_optional():
