@@ -48,10 +48,11 @@ def mbpp_problems(path: Path | None = None, ids: range = MBPP_CALIBRATION_IDS) -
 
 def describe(problems: list[ReferenceProblem], dataset: str) -> str:
     """The reference set as a calibration file names it, e.g. "MBPP task_ids 511-600 (90 problems)"."""
+    count = f"{len(problems)} problem{'' if len(problems) == 1 else 's'}"
     if dataset == "MBPP" and problems:
         ids = [int(p.task_id.split("/")[1]) for p in problems]
-        return f"MBPP task_ids {min(ids)}-{max(ids)} ({len(problems)} problems)"
-    return f"{dataset} ({len(problems)} problems)"
+        return f"MBPP task_ids {min(ids)}-{max(ids)} ({count})"
+    return f"{dataset} ({count})"
 
 
 def calibrate(
@@ -100,4 +101,6 @@ def _one(backend: ModelBackend, problem: ReferenceProblem, settings: Settings, c
         return row
     a = assess_function(backend, fn, settings, None, cancel=cancel)
     row.update(lexical=a.lexical.raw, algorithmic=a.algorithmic.raw, functional=a.functional.raw, seconds=round(a.seconds, 2))
+    # why an axis is missing (no parsable tests, no numbered plans) stays readable beside the scores
+    row["note"] = "; ".join(f"{ax.name}: {ax.note}" for ax in (a.lexical, a.algorithmic, a.functional) if not ax.available)
     return row
