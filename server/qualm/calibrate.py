@@ -21,7 +21,7 @@ from .evaluation import datasets
 from .evaluation.datasets import MBPP_CALIBRATION_IDS, MBPP_TEST_IDS
 from .ensemble import Calibration, new_calibration
 from .model import CancelToken, ModelBackend
-from .pysource import SourceError, find_function
+from .pysource import SourceError, docstring_of, find_function, with_docstring
 from .settings import Settings
 
 @dataclass(frozen=True)
@@ -53,6 +53,19 @@ def describe(problems: list[ReferenceProblem], dataset: str) -> str:
         ids = [int(p.task_id.split("/")[1]) for p in problems]
         return f"MBPP task_ids {min(ids)}-{max(ids)} ({count})"
     return f"{dataset} ({count})"
+
+
+def with_task(solution: str, problem: ReferenceProblem) -> str:
+    """The solution with the problem's task as its function's docstring where the model left it out
+    (MBPP solutions mostly do): the editor assesses functions whose task is written down, and plans
+    and tests written from a bare signature would make a reference no user's function resembles."""
+    task = docstring_of(problem.description, problem.entry_point) or docstring_of(problem.description)
+    if not task:
+        return solution
+    try:
+        return with_docstring(solution, problem.entry_point, task)
+    except SourceError:
+        return solution  # find_function reports the unparsable solution
 
 
 def calibrate(
@@ -95,7 +108,7 @@ def _one(backend: ModelBackend, problem: ReferenceProblem, settings: Settings, c
     trace = engine.generate_solution(backend, problem.description, settings, cancel=cancel)
     row: dict = {"task_id": problem.task_id, "lexical": None, "algorithmic": None, "functional": None, "note": ""}
     try:
-        fn = find_function(trace.text, problem.entry_point, problem.task_id)
+        fn = find_function(with_task(trace.text, problem), problem.entry_point, problem.task_id)
     except SourceError as exc:
         row["note"] = f"no usable solution: {exc}"
         return row

@@ -88,6 +88,49 @@ def find_function(text: str, name: str, filename: str = "<source>") -> FunctionS
     raise SourceError(f"{filename}: no function named '{name}' (functions here: {known})")
 
 
+def docstring_of(text: str, name: str | None = None) -> str | None:
+    """The docstring of function ``name`` in ``text``, or of the module itself without a name
+    (MBPP's task text is a bare string literal); None when there is none or it does not parse."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    if name is None:
+        return ast.get_docstring(tree)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            return ast.get_docstring(node)
+    return None
+
+
+def with_docstring(text: str, name: str, doc: str) -> str:
+    """``text`` with ``doc`` as the docstring of function ``name`` where it has none: how a function
+    looks once its task is written down, as a user's function carries its task into an assessment.
+    Unchanged when the function has a docstring, is not there, or keeps its body on the ``def`` line."""
+    tree = parse_module(text)
+    node = next((n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name), None)
+    if node is None or ast.get_docstring(node) is not None:
+        return text
+    first = node.body[0]
+    if first.lineno == node.lineno:
+        return text  # `def f(x): return x`: no line to put a docstring on
+    lines = text.splitlines(keepends=True)
+    line = lines[first.lineno - 1]
+    indent = line[: len(line) - len(line.lstrip())]
+    body = doc.strip("\n").replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    block = textwrap.indent(f'"""{body}\n"""\n', indent, lambda _: True)
+    # right under the signature, above any comment lines that open the body; where that would not
+    # parse (a comment inside a multi-line signature), just before the first statement
+    at = first.lineno - 1
+    while at - 1 > node.lineno - 1 and (not lines[at - 1].strip() or lines[at - 1].lstrip().startswith("#")):
+        at -= 1
+    for k in (at, first.lineno - 1):
+        out = "".join(lines[:k]) + block + "".join(lines[k:])
+        if docstring_of(out, name) is not None:
+            return out
+    return text
+
+
 def _function(node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, lines: list[str], imports: str) -> FunctionSource:
     start, end = node.lineno, node.end_lineno or node.lineno
     source = textwrap.dedent("".join(lines[start - 1 : end]))

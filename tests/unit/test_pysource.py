@@ -66,3 +66,31 @@ def test_function_at_finds_the_innermost_function_holding_a_line():
     assert function_at(text, 10).name == "h"
     with pytest.raises(SourceError, match="not inside a function"):
         function_at(text, 1)
+
+
+def test_docstring_of_a_function_or_a_bare_task():
+    from qualm.pysource import docstring_of
+
+    assert docstring_of('def f(x):\n    """Double x."""\n    return 2 * x\n', "f") == "Double x."
+    assert docstring_of('"""Write a function.\nassert f(1) == 2\n"""\n') == "Write a function.\nassert f(1) == 2"
+    assert docstring_of("def f(x):\n    return x\n", "f") is None
+    assert docstring_of("def f(:\n", "f") is None
+
+
+def test_with_docstring_puts_the_task_under_the_signature():
+    from qualm.pysource import docstring_of, find_function, with_docstring
+
+    src = 'import math\n\ndef f(\n    x,  # a number\n):\n    # start\n    return math.sqrt(x)\n'
+    out = with_docstring(src, "f", 'Square root; keeps \\ and """ as they are.\nassert f(4) == 2')
+    assert docstring_of(out, "f") == 'Square root; keeps \\ and """ as they are.\nassert f(4) == 2'
+    assert out.splitlines()[6].strip() == "assert f(4) == 2" and out.splitlines()[8] == "    # start"
+    fn = find_function(out, "f")
+    assert "Square root" in fn.problem_description and "return" not in fn.problem_description
+    ns: dict = {}
+    exec(out, ns)  # still runs, and the body is untouched
+    assert ns["f"](9) == 3.0
+    # a function that has a docstring, or keeps its body on the def line, is left alone
+    documented = 'def f(x):\n    "Own."\n    return x\n'
+    assert with_docstring(documented, "f", "Task.") == documented
+    assert with_docstring("def f(x): return x\n", "f", "Task.") == "def f(x): return x\n"
+    assert with_docstring(documented, "g", "Task.") == documented
