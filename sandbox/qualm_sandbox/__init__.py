@@ -3,7 +3,7 @@
 This package imports nothing from qualm; qualm imports it.
 """
 
-from .client import SandboxConfig, SandboxReport, TestOutcome, run_tests
+from .client import NOBODY, SandboxConfig, SandboxReport, TestOutcome, kill_process_group, run_tests
 from .isolation import SandboxUnavailable, choose_isolation
 
-__all__ = ["SandboxConfig", "SandboxReport", "SandboxUnavailable", "TestOutcome", "choose_isolation", "run_tests"]
+__all__ = ["NOBODY", "SandboxConfig", "SandboxReport", "SandboxUnavailable", "TestOutcome", "choose_isolation", "kill_process_group", "run_tests"]

@@ -26,7 +26,7 @@ from .isolation import Isolation, choose_isolation
 
 Status = Literal["passed", "failed", "error", "timeout"]
 RUNNER = Path(__file__).with_name("runner.py")
-NOBODY = 65534
+NOBODY = 65534  # the unprivileged user a root-run sandbox drops to
 
 
 @dataclass(frozen=True)
@@ -180,7 +180,7 @@ def _one_runner(
                     results[outcome.index] = outcome
         sel.close()
     finally:
-        _kill(proc)
+        kill_process_group(proc)
     running = next((i for i in indices if i not in results), None)
     return results, running
 
@@ -197,7 +197,9 @@ def _parse(line: bytes, tests: list[str], indices: list[int]) -> TestOutcome | N
     return TestOutcome(index, tests[index], status, str(data.get("message", "")), str(data.get("output", "")), float(data.get("seconds", 0.0)))
 
 
-def _kill(proc: subprocess.Popen) -> None:
+def kill_process_group(proc: subprocess.Popen) -> None:
+    """Kill a sandboxed process that leads its own session, with everything it started; reap it
+    and close the pipes it had."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):

@@ -218,11 +218,9 @@ def calibrate(
 
     if dataset == "humaneval":
         problems, name = list(humaneval_problems()), "HumanEval"
-    elif dataset == "mbpp":
-        problems, name = list(mbpp_problems()), "MBPP"
     else:
-        path = Path(dataset)
-        if not path.is_file():
+        path = None if dataset == "mbpp" else Path(dataset)  # None: the shipped copy
+        if path is not None and not path.is_file():
             raise CliError(f"{dataset}: not 'humaneval', not 'mbpp' and not a file")
         problems, name = list(mbpp_problems(path)), "MBPP"
     if limit is not None:

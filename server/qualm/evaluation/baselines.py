@@ -45,7 +45,6 @@ import logging
 import math
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -56,7 +55,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from qualm_sandbox import SandboxUnavailable, choose_isolation
+from qualm_sandbox import NOBODY, SandboxUnavailable, choose_isolation, kill_process_group
 from qualm_sandbox.isolation import Isolation
 
 T = TypeVar("T")
@@ -150,8 +149,6 @@ def _consistency(method: str, pairs: list[tuple[int, int, float]], samples: int)
 
 SampleStatus = Literal["ok", "unparsable", "no entry point", "import failed", "unchecked"]
 Verdict = Literal["equivalent", "different", "inconclusive"]
-
-NOBODY = 65534  # the sandbox's unprivileged user, as in qualm_sandbox.client
 
 # Runs inside the sandbox as ``python -I launcher.py JOB``, before any candidate code: resource
 # limits and (as root) a drop to ``nobody`` first, then CrossHair, whose audit wall also blocks
@@ -451,7 +448,7 @@ class _SandboxedCrossHair:
             except subprocess.TimeoutExpired:
                 code = None
             finally:
-                _kill_group(proc)
+                kill_process_group(proc)
         seconds = time.monotonic() - t0
         output = _tail(out_path)
         out_path.unlink(missing_ok=True)
@@ -476,15 +473,6 @@ class _SandboxedCrossHair:
             "open_files": 256,
             "processes": self.config.max_processes,
         }
-
-
-def _kill_group(proc: subprocess.Popen) -> None:
-    # The sandboxed process leads its own session: kill everything it started, then reap it.
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
 
 
 def _tail(path: Path, chars: int = 2000) -> str:
