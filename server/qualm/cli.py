@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import Optional
@@ -215,6 +216,7 @@ def calibrate(
     """Build the model's calibration file: raw scores of each axis over reference problems."""
     from .calibrate import calibrate as run_calibration  # noqa: PLC0415
     from .calibrate import describe, humaneval_problems, mbpp_problems  # noqa: PLC0415
+    from .terminal import ProblemLog  # noqa: PLC0415
 
     if dataset == "humaneval":
         problems, name = list(humaneval_problems()), "HumanEval"
@@ -232,10 +234,11 @@ def calibrate(
     target = Path(out) if out else cache_dir() / "calibration" / f"{digest[:16]}.json"
     rows_path = target.with_suffix(".rows.jsonl")
     err = console(stderr=True)
+    log = ProblemLog(lambda line: err.print(line, markup=False), time.monotonic)
 
     def report(i: int, problem, row: dict) -> None:
         vals = " ".join(f"{k[:4]} {row[k]:.3f}" if row.get(k) is not None else f"{k[:4]} —" for k in ("lexical", "algorithmic", "functional"))
-        err.print(f"[{i + 1}/{len(problems)}] {problem.task_id}: {vals} {row.get('note', '')}")
+        log.finished(i + 1, len(problems), problem.task_id, f"{vals} {row.get('note', '')}".strip())
 
     cal = run_calibration(backend, problems, settings, digest, label, rows_path, on_problem=report)
     cal.save(target)
@@ -312,8 +315,15 @@ def eval_(
 
 
 def _bar_step(bar, task):
+    """The live bar in a terminal; in a log file (a background run) a line per finished problem."""
+    from .terminal import ProblemLog  # noqa: PLC0415
+
+    log = None if bar.console.is_terminal else ProblemLog(lambda line: print(line, file=sys.stderr, flush=True), time.monotonic)
+
     def update(done: int, total: int, task_id: str, step: str) -> None:
         bar.update(task, completed=done, description=f"{task_id} · {step}" if step != "done" else task_id)
+        if log is not None and step == "done":
+            log.finished(done, total, task_id)
 
     return update
 

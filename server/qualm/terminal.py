@@ -150,3 +150,42 @@ def assessment_report(a, where: str) -> list:
     elif a.dropped_tests:
         out.append(Text(f"self-tests: none usable; {len(a.dropped_tests)} dropped (e.g. {a.dropped_tests[0][1]})", style="dim"))
     return out
+
+
+def _duration(seconds: float) -> str:
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+class ProblemLog:
+    """One line per finished problem with the time left, for runs whose stderr is a log file.
+
+    rich draws no live bar when stderr is not a terminal, so a background `qualm eval` would be
+    silent for hours. The estimate uses only problems that took computing: ones read back from the
+    cache finish in milliseconds and would make it far too hopeful.
+    """
+
+    CACHED_BELOW_S = 1.0
+
+    def __init__(self, write, clock) -> None:
+        self._write = write
+        self._clock = clock
+        self._last = clock()
+        self._computed: list[float] = []
+
+    def finished(self, done: int, total: int, task_id: str, detail: str = "") -> None:
+        now = self._clock()
+        took, self._last = now - self._last, now
+        if took >= self.CACHED_BELOW_S:
+            self._computed.append(took)
+        line = f"[{done}/{total}] {task_id}: {'cached' if took < self.CACHED_BELOW_S else _duration(took)}"
+        if detail:
+            line += f" · {detail}"
+        if self._computed and done < total:
+            left = sum(self._computed) / len(self._computed) * (total - done)
+            line += f" · about {_duration(left)} left"
+        self._write(line)

@@ -150,3 +150,17 @@ def test_a_corrupt_default_model_says_how_to_rebuild_it(tmp_path):
     shutil.rmtree(cache / "models")
     msg = one_line_error(qualm("model", env={"QUALM_CACHE_DIR": str(cache)}))
     assert "qualm model fetch" in msg
+
+
+def test_calibrate_resumes_from_its_rows_and_prints_a_line_per_problem(tmp_path: Path):
+    # Rows already on disk (the shipped file's first two, MBPP/511-512): the command loads the real
+    # model but computes nothing, and writes the calibration file from those rows.
+    shipped = Path(__file__).parents[2] / "server" / "qualm" / "calibration" / "qwen2.5-coder-0.5b-instruct-q4_k_m.rows.jsonl"
+    out = tmp_path / "cal.json"
+    out.with_suffix(".rows.jsonl").write_text("".join(shipped.read_text().splitlines(keepends=True)[:2]))
+    proc = qualm("calibrate", "--dataset", "mbpp", "--limit", "2", "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert re.search(r"\[1/2\] MBPP/511: cached · lexi \d\.\d{3} algo", proc.stderr), proc.stderr
+    assert "[2/2] MBPP/512: cached" in proc.stderr, proc.stderr
+    cal = json.loads(out.read_text())
+    assert "MBPP task_ids 511-512" in json.dumps(cal)

@@ -29,6 +29,8 @@ def test_eval_three_humaneval_problems_with_every_method(tmp_path: Path):
     out = tmp_path / "out"
     run = _eval(tmp_path, out)
     assert run.returncode == 0, run.stderr[-3000:]
+    # stderr is a pipe, not a terminal: a line per finished problem instead of a live bar
+    assert "[1/3] HumanEval/0: " in run.stderr and " left" in run.stderr, run.stderr[-3000:]
     for name in ("results.json", "table.md", "claims.md", "roc_HumanEval.png", "auroc_vs_k_HumanEval.png", "auroc_vs_cost_HumanEval.png"):
         assert (out / name).exists(), f"{name} missing; wrote {sorted(p.name for p in out.iterdir())}"
     results = json.loads((out / "results.json").read_text())
@@ -48,5 +50,6 @@ def test_eval_three_humaneval_problems_with_every_method(tmp_path: Path):
     # a second run reads every model output from the cache: the same labels and uncertainties
     again = _eval(tmp_path, tmp_path / "again")
     assert again.returncode == 0, again.stderr[-3000:]
+    assert "[3/3] HumanEval/2: cached" in again.stderr, again.stderr[-3000:]
     second = json.loads((tmp_path / "again" / "results.json").read_text())["runs"][0]
     assert second["samples"] == run0["samples"]
