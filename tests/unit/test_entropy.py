@@ -103,3 +103,38 @@ def test_temperature_sharpens_the_sampled_distribution():
     p_cold = np.exp(5) / (np.exp(5) + 99)
     p_hot = np.exp(0.5) / (np.exp(0.5) + 99)
     assert abs(cold - p_cold) < 0.03 and abs(hot - p_hot) < 0.01
+
+
+def _full_sort_nucleus(z: np.ndarray, top_p: float) -> tuple[np.ndarray, np.ndarray]:
+    # the straightforward definition: sort every candidate, keep the prefix that crosses top_p
+    order = np.argsort(-z, kind="stable")
+    w = np.exp(z[order])
+    cum = np.cumsum(w) / w.sum()
+    keep = int(np.searchsorted(cum, top_p, side="left")) + 1
+    return order[:keep], w[:keep]
+
+
+@pytest.mark.parametrize("shape", ["peaked", "flat", "ties", "tiny", "real-like"])
+def test_partial_nucleus_equals_the_full_sort(shape):
+    from qualm.entropy import _nucleus
+
+    rng = np.random.default_rng(11)
+    for trial in range(40):
+        n = {"tiny": 7}.get(shape, 30_000)
+        if shape == "peaked":
+            z = rng.normal(0, 1, n) * 3 - 20
+            z[rng.integers(n)] = 0.0
+        elif shape == "flat":
+            z = rng.normal(0, 0.05, n) - 5  # the nucleus holds most of the candidates
+        elif shape == "ties":
+            z = np.round(rng.normal(0, 2, n)) - 10  # many exactly equal values at every cut
+        elif shape == "tiny":
+            z = rng.normal(0, 1, n)
+        else:  # a code model's next token: a few plausible tokens, a long tail
+            z = np.concatenate([rng.normal(-2, 1.5, 20), rng.normal(-16, 2, n - 20)])
+        z -= z.max()
+        for top_p in (0.1, 0.5, 0.95, 0.999):
+            got_order, got_w = _nucleus(z.astype(np.float64), top_p)
+            want_order, want_w = _full_sort_nucleus(z.astype(np.float64), top_p)
+            assert got_order.tolist() == want_order.tolist(), (shape, trial, top_p)
+            np.testing.assert_allclose(got_w, want_w, rtol=0, atol=0)
