@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ctypes
 import logging
+import sys
 import threading
 import time
 from pathlib import Path
@@ -32,7 +33,36 @@ log = logging.getLogger("qualm.model")
 _MAX_SCORE_CHUNK = 64
 
 
+def _cuda_build_needs_libstdcxx(lib_dir: Path | None, load: Callable[..., object] = ctypes.CDLL) -> bool:
+    """Load the system libstdc++ into the global symbol scope before a CUDA build of llama.cpp.
+
+    Measured on an H100 with CUDA 13.0 (llama-cpp-python 0.3.36): libggml-cuda.so exports its own
+    copies of 267 libstdc++ symbols, libllama's ostream calls bound to them, and loading a model
+    segfaulted in llama_model::print_info whenever scipy or numpy had been imported first (every
+    `qualm eval`). Preloading the system libstdc++ (LD_PRELOAD) fixed it; loading it RTLD_GLOBAL
+    here puts it ahead of libggml-cuda's copies the same way, without asking users for LD_PRELOAD.
+    """
+    if lib_dir is None or not any(lib_dir.glob("libggml-cuda.so*")):
+        return False
+    try:
+        load("libstdc++.so.6", mode=ctypes.RTLD_GLOBAL)
+    except OSError:  # not glibc Linux: nothing to do
+        return False
+    return True
+
+
+def _llama_cpp_lib_dir() -> Path | None:
+    import importlib.util  # noqa: PLC0415
+
+    spec = importlib.util.find_spec("llama_cpp")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "lib"
+
+
 def _import_llama_cpp():
+    if "llama_cpp" not in sys.modules:
+        _cuda_build_needs_libstdcxx(_llama_cpp_lib_dir())
     try:
         import llama_cpp  # noqa: PLC0415 - optional heavy import, only when a model is loaded
     except ImportError as exc:  # pragma: no cover - depends on the install
