@@ -35,7 +35,7 @@ def plain_llama(settings: Settings):
 
     path, _ = resolve_model_path(settings.model.path)
     n = settings.model.threads()
-    return Llama(str(path), n_ctx=settings.model.n_ctx, n_batch=settings.model.n_batch, n_threads=n, n_threads_batch=n, verbose=False)
+    return Llama(str(path), n_ctx=settings.model.n_ctx, n_batch=settings.model.n_batch, n_threads=n, n_threads_batch=n, n_gpu_layers=settings.model.n_gpu_layers, verbose=False)
 
 
 def plain_prompt_tokens(llm, prompt) -> list[int]:
@@ -69,14 +69,14 @@ def run_qualm(backend, prompt, n: int) -> tuple[float, float, int]:
 
 def peak_rss(mode: str, args) -> float:
     out = subprocess.run(
-        [sys.executable, __file__, "--rss-worker", mode, "--problems", str(args.problems), "--max-tokens", str(args.max_tokens)],
+        [sys.executable, __file__, "--rss-worker", mode, "--problems", str(args.problems), "--max-tokens", str(args.max_tokens), "--n-gpu-layers", str(args.n_gpu_layers)],
         capture_output=True, text=True, check=True,
     )
     return json.loads(out.stdout.strip().splitlines()[-1])["max_rss_mb"]
 
 
 def rss_worker(mode: str, args) -> None:
-    settings = Settings()
+    settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers})
     problems = read_problems()
     if mode == "plain":
         llm = plain_llama(settings)
@@ -95,12 +95,13 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--rss-worker", choices=["plain", "qualm"])
+    ap.add_argument("--n-gpu-layers", type=int, default=0, help="-1: every layer on the GPU (a CUDA build)")
     args = ap.parse_args()
     if args.rss_worker:
         rss_worker(args.rss_worker, args)
         return
 
-    settings = Settings()
+    settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers})
     problems = read_problems()
     backend = load_model(settings.model)
     llm = plain_llama(settings)

@@ -24,8 +24,9 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=10)
     ap.add_argument("--max-tokens", type=int, default=128)
     ap.add_argument("--problems", type=int, default=2)
+    ap.add_argument("--n-gpu-layers", type=int, default=0, help="-1: every layer on the GPU (a CUDA build)")
     args = ap.parse_args()
-    backend = load_model(Settings().model)
+    backend = load_model(Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers}).model)
     problems = read_problems()
     print(f"model: {backend.info.name}, {backend.info.n_threads} threads; N = {args.n}; budget {args.max_tokens} tokens per plan")
     for tid in list(problems)[: args.problems]:
