@@ -18,6 +18,7 @@ from qualm.settings import Settings
 from qualm.trace import TokenRecord, Trace
 
 HE0 = humaneval()[0]  # has_close_elements
+HE1 = humaneval()[1]
 GOOD = (
     "from typing import List\n\n\ndef has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
     "    # compare every pair\n    for i, a in enumerate(numbers):\n        for b in numbers[i + 1:]:\n"
@@ -105,3 +106,18 @@ def test_core_methods_from_the_cache(tmp_path: Path):
     assert by_name["Generated Tests (FUNC)"].uncertainty[0] == 0.0
     assert by_name["Ensemble (LEX+ALGO+FUNC)"].uncertainty[0] == pytest.approx(0.5)  # one problem: every rank is 0.5
     assert all(m.seconds >= 0 for m in by_name.values())
+
+
+def test_steps_computed_on_another_machine_count_for_values_but_not_for_cost(tmp_path: Path):
+    # Two problems; the second one's plans were merged in from another machine (say a GPU): its
+    # algorithmic uncertainty is used, its wall time is left out of the cost per problem.
+    from qualm.evaluation.methods import COMPUTED_ON
+
+    settings = Settings.from_mapping({"algorithmic": {"n_plans": 2}, "functional": {"n_tests": 2}})
+    data = collect(ScriptedBackend(), [HE0, HE1], settings, EvalPlan(options=PipelineOptions(n_samples=2)), tmp_path, "d" * 64)
+    data[0].steps["plans"]["seconds"] = 100.0
+    data[1].steps["plans"]["seconds"] = 1.0
+    data[1].steps["plans"][COMPUTED_ON] = "NVIDIA H100 (CUDA)"
+    algo = {m.name: m for m in core_methods(data, settings)}["Pseudo Consistency (ALGO)"]
+    assert all(v is not None for v in algo.uncertainty)
+    assert 100.0 <= algo.seconds < 101.0  # the local problem alone (plus its ROUGE time)

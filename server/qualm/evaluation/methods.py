@@ -36,8 +36,20 @@ class ProblemData:
     cache: ProblemCache | None = None  # where slow derived results (symbolic clustering) are kept
 
 
-def _seconds(p: ProblemData, *steps: str) -> float:
+# A step file carrying this key was computed on another machine and merged into the cache (e.g. a
+# GPU's samples beside a CPU's greedy solutions): its output is valid, its wall time is not this run's.
+COMPUTED_ON = "computed_on"
+
+
+def _seconds(p: ProblemData, *steps: str) -> float | None:
+    """The wall time of these steps, or None when one of them was computed on another machine."""
+    if any(COMPUTED_ON in p.steps.get(s, {}) for s in steps):
+        return None
     return sum(float(p.steps.get(s, {}).get("seconds", 0.0)) for s in steps)
+
+
+def _plus(seconds: float | None, more: float) -> float | None:
+    return None if seconds is None else seconds + more
 
 
 class _Column:
@@ -48,9 +60,11 @@ class _Column:
         self.values: list[float | None] = []
         self.seconds: list[float] = []
 
-    def add(self, value: float | None, seconds: float) -> None:
+    def add(self, value: float | None, seconds: float | None) -> None:
+        """``seconds`` None: computed elsewhere, so the problem counts for the value, not the cost."""
         self.values.append(value)
-        self.seconds.append(seconds)
+        if seconds is not None:
+            self.seconds.append(seconds)
 
     def result(self) -> MethodResult:
         mean = sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
@@ -93,7 +107,7 @@ def algorithmic_method(problems: list[ProblemData]) -> MethodResult:
         plans = p.steps.get("plans", {}).get("plans")
         t0 = time.perf_counter()
         value = algorithmic_uncertainty(plans, rouge).uncertainty if plans else None
-        col.add(value, _seconds(p, "plans") + time.perf_counter() - t0)
+        col.add(value, _plus(_seconds(p, "plans"), time.perf_counter() - t0))
     return col.result()
 
 
@@ -101,7 +115,7 @@ def functional_method(problems: list[ProblemData]) -> MethodResult:
     col = _Column(FUNC, "ours")
     for p in problems:
         own = p.steps.get("selftests", {}).get("greedy", {})
-        col.add(own.get("uncertainty"), _seconds(p, "greedy", "tests") + float(own.get("seconds", 0.0)))
+        col.add(own.get("uncertainty"), _plus(_seconds(p, "greedy", "tests"), float(own.get("seconds", 0.0))))
     return col.result()
 
 
@@ -134,7 +148,7 @@ def consistency_methods(problems: list[ProblemData]) -> list[MethodResult]:
 
         data = p.cache.step("consistency", compute) if p.cache is not None else compute()
         for n in names:
-            cols[n].add(data[n]["uncertainty"], base + data[n]["seconds"])
+            cols[n].add(data[n]["uncertainty"], _plus(base, data[n]["seconds"]))
     return [c.result() for c in cols.values()]
 
 
@@ -154,7 +168,7 @@ def symbolic_method(problems: list[ProblemData], config: SymbolicConfig | None =
             return {"uncertainty": r.uncertainty, "clusters": [list(c) for c in r.clusters], "calls": r.crosshair_calls, "note": r.note}
 
         data = p.cache.step(key, compute) if p.cache is not None else {**compute(), "seconds": 0.0}
-        col.add(data.get("uncertainty"), _seconds(p, "samples") + float(data.get("seconds", 0.0)))
+        col.add(data.get("uncertainty"), _plus(_seconds(p, "samples"), float(data.get("seconds", 0.0))))
     return col.result()
 
 
