@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import statistics
+
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -186,6 +188,8 @@ class ProblemLog:
         if detail:
             line += f" · {detail}"
         if self._computed and done < total:
-            left = sum(self._computed) / len(self._computed) * (total - done)
+            # the median, so that one problem held up (a suspended run, a slow sandbox) does not
+            # swing the estimate for hours
+            left = statistics.median(self._computed) * (total - done)
             line += f" · about {_duration(left)} left"
         self._write(line)
