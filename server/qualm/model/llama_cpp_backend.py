@@ -33,8 +33,9 @@ log = logging.getLogger("qualm.model")
 _MAX_SCORE_CHUNK = 64
 
 
-def _cuda_build_needs_libstdcxx(lib_dir: Path | None, load: Callable[..., object] = ctypes.CDLL) -> bool:
-    """Load the system libstdc++ into the global symbol scope before a CUDA build of llama.cpp.
+def _preload_libstdcxx_for_cuda(lib_dir: Path | None, load: Callable[..., object] = ctypes.CDLL) -> bool:
+    """Load the system libstdc++ into the global symbol scope before a CUDA build of llama.cpp;
+    True when it did (a CUDA build was found and the library loaded).
 
     Measured on an H100 with CUDA 13.0 (llama-cpp-python 0.3.36): libggml-cuda.so exports its own
     copies of 267 libstdc++ symbols, libllama's ostream calls bound to them, and loading a model
@@ -62,7 +63,7 @@ def _llama_cpp_lib_dir() -> Path | None:
 
 def _import_llama_cpp():
     if "llama_cpp" not in sys.modules:
-        _cuda_build_needs_libstdcxx(_llama_cpp_lib_dir())
+        _preload_libstdcxx_for_cuda(_llama_cpp_lib_dir())
     try:
         import llama_cpp  # noqa: PLC0415 - optional heavy import, only when a model is loaded
     except ImportError as exc:  # pragma: no cover - depends on the install
