@@ -289,17 +289,26 @@ def eval_(
     digest = cached_sha256(Path(backend.info.path))
     plan = EvalPlan(groups=groups, options=PipelineOptions(n_samples=n_samples))
     cache_root = cache or cache_dir() / "eval"
-    extra = []
-    if "consistency" in groups:
-        extra.append(consistency_methods)
-    if "symbolic" in groups:
-        extra.append(lambda data: [symbolic_method(data, baselines.SymbolicConfig(per_condition_timeout=symbolic_timeout))])
-    if "multi" in groups:
-        extra.append(lambda data: [multi_candidate_method(data)])
     command = "qualm eval " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "qualm eval"
     runs = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
     with Progress(*columns, console=console(stderr=True)) as bar:
+
+        def symbolic(data):
+            # hours of CrossHair on a full data set: its own bar (or log lines), one per problem
+            task = bar.add_task("symbolic clustering", total=len(data))
+            if not bar.console.is_terminal:
+                print("symbolic clustering (CrossHair)", file=sys.stderr, flush=True)
+            config = baselines.SymbolicConfig(per_condition_timeout=symbolic_timeout)
+            return [symbolic_method(data, config, on_progress=_bar_step(bar, task))]
+
+        extra = []
+        if "consistency" in groups:
+            extra.append(consistency_methods)
+        if "symbolic" in groups:
+            extra.append(symbolic)
+        if "multi" in groups:
+            extra.append(lambda data: [multi_candidate_method(data)])
         cal_data = None
         if cal_sets is not None:
             task = bar.add_task(f"calibration split ({calibration})", total=len(cal_sets))

@@ -121,3 +121,25 @@ def test_steps_computed_on_another_machine_count_for_values_but_not_for_cost(tmp
     algo = {m.name: m for m in core_methods(data, settings)}["Pseudo Consistency (ALGO)"]
     assert all(v is not None for v in algo.uncertainty)
     assert 100.0 <= algo.seconds < 101.0  # the local problem alone (plus its ROUGE time)
+
+
+def test_symbolic_clustering_reports_every_problem_and_reads_back_cached_clusterings(tmp_path: Path):
+    # Hours of CrossHair on a full data set: each finished problem is reported (the CLI's log line),
+    # and a clustering already in the problem's cache is read back, not recomputed (this one could
+    # not be: CrossHair would cluster two identical samples into one cluster, not two).
+    from qualm.evaluation.baselines import SymbolicConfig
+    from qualm.evaluation.methods import ProblemData, symbolic_method
+    from qualm.evaluation.pipeline import ProblemCache
+
+    cached = ProblemCache(tmp_path / "B")
+    cached.put("symbolic-2", {"uncertainty": 0.693, "clusters": [[0], [1]], "calls": 1, "note": "", "seconds": 7.0})
+    samples = {"codes": ["def f(x):\n    return x\n"] * 2, "seconds": 3.0}
+    problems = [
+        ProblemData("A", True, {}, "", None),  # a stdin program: nothing to compare
+        ProblemData("B", False, {"samples": samples}, "f", cached),
+    ]
+    seen: list[tuple[int, int, str, str]] = []
+    result = symbolic_method(problems, SymbolicConfig(per_condition_timeout=2.0), on_progress=lambda *a: seen.append(a))
+    assert seen == [(1, 2, "A", "done"), (2, 2, "B", "done")]
+    assert result.uncertainty == [None, 0.693]
+    assert result.seconds == pytest.approx((0.0 + 3.0 + 7.0) / 2)  # per problem: B's samples + its clustering

@@ -152,24 +152,37 @@ def consistency_methods(problems: list[ProblemData]) -> list[MethodResult]:
     return [c.result() for c in cols.values()]
 
 
-def symbolic_method(problems: list[ProblemData], config: SymbolicConfig | None = None) -> MethodResult:
-    """Symbolic Clustering; each problem's clustering is cached (CrossHair takes minutes)."""
+def symbolic_method(
+    problems: list[ProblemData],
+    config: SymbolicConfig | None = None,
+    on_progress: Callable[[int, int, str, str], None] | None = None,
+) -> MethodResult:
+    """Symbolic Clustering; each problem's clustering is cached (CrossHair takes minutes, so a
+    long run reports each finished problem through ``on_progress``: done, total, task id, "done")."""
     config = config or SymbolicConfig()
     col = _Column("Symbolic Clustering", "multi-pass")
     key = f"symbolic-{config.per_condition_timeout:g}"
-    for p in problems:
-        samples = _samples(p)
-        if not samples or not p.entry_point:
-            col.add(None, _seconds(p, "samples"))  # stdin programs have no function to compare
-            continue
-
-        def compute(samples: list[str] = samples, entry: str = p.entry_point) -> dict:
-            r = symbolic_clustering(samples, entry, config)
-            return {"uncertainty": r.uncertainty, "clusters": [list(c) for c in r.clusters], "calls": r.crosshair_calls, "note": r.note}
-
-        data = p.cache.step(key, compute) if p.cache is not None else {**compute(), "seconds": 0.0}
-        col.add(data.get("uncertainty"), _plus(_seconds(p, "samples"), float(data.get("seconds", 0.0))))
+    for i, p in enumerate(problems):
+        try:
+            _symbolic_one(p, config, key, col)
+        finally:
+            if on_progress is not None:
+                on_progress(i + 1, len(problems), p.task_id, "done")
     return col.result()
+
+
+def _symbolic_one(p: ProblemData, config: SymbolicConfig, key: str, col: _Column) -> None:
+    samples = _samples(p)
+    if not samples or not p.entry_point:
+        col.add(None, _seconds(p, "samples"))  # stdin programs have no function to compare
+        return
+
+    def compute() -> dict:
+        r = symbolic_clustering(samples, p.entry_point, config)
+        return {"uncertainty": r.uncertainty, "clusters": [list(c) for c in r.clusters], "calls": r.crosshair_calls, "note": r.note}
+
+    data = p.cache.step(key, compute) if p.cache is not None else {**compute(), "seconds": 0.0}
+    col.add(data.get("uncertainty"), _plus(_seconds(p, "samples"), float(data.get("seconds", 0.0))))
 
 
 def multi_candidate_method(problems: list[ProblemData]) -> MethodResult:
