@@ -143,3 +143,25 @@ def test_symbolic_clustering_reports_every_problem_and_reads_back_cached_cluster
     assert seen == [(1, 2, "A", "done"), (2, 2, "B", "done")]
     assert result.uncertainty == [None, 0.693]
     assert result.seconds == pytest.approx((0.0 + 3.0 + 7.0) / 2)  # per problem: B's samples + its clustering
+
+
+def test_tests_parsed_by_an_older_parser_are_read_again_and_their_runs_redone(tmp_path: Path):
+    # A cache written before parse_tests read objects ({"assert statement": ...}): the list is read
+    # again from the raw answer, the sandbox runs against the old (empty) list are dropped and redone,
+    # and the model is not asked again.
+    settings = Settings.from_mapping({"algorithmic": {"n_plans": 2}, "functional": {"n_tests": 2}})
+    plan = EvalPlan(options=PipelineOptions(n_samples=2))
+    data = collect(ScriptedBackend(), [HE0], settings, plan, tmp_path, "c" * 64)
+    cache = data[0].cache
+    objects = '[{"assert statement": "assert has_close_elements([1.0, 2.0], 0.5) == False", "expected result": false}]'
+    cache.put("tests", {"raw": objects, "tests": [], "dropped": [["{...}", "not a string"]], "seconds": 5.0})  # no "parser": old
+    cache.put("selftests", {"greedy": {"uncertainty": None, "note": "no valid test"}, "matrix": [None], "seconds": 0.1})
+    backend = ScriptedBackend()
+    again = collect(backend, [HE0], settings, plan, tmp_path, "c" * 64)
+    assert backend.calls == []
+    assert again[0].steps["tests"]["tests"] == ["assert has_close_elements([1.0, 2.0], 0.5) == False"]
+    assert again[0].steps["tests"]["seconds"] == 5.0  # the model's time, kept
+    assert again[0].steps["selftests"]["greedy"]["uncertainty"] == 0.0  # run again against the new list
+    assert again[0].steps["sampletests"]["matrix"] == [[True], [True]]  # each sample against the one new test
+    # read again once: a third run changes nothing
+    assert collect(ScriptedBackend(), [HE0], settings, plan, tmp_path, "c" * 64)[0].steps == again[0].steps

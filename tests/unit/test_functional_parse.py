@@ -62,3 +62,23 @@ def test_strings_wrapped_in_braces_and_the_placeholder_name():
     assert parse_tests(text).tests == ["assert function_name(2, 3) == 5", "assert function_name(0, 5) == 5"]
     # a real function called my_function_name( is left alone
     assert parse_tests('["assert my_function_name(1) == 1"]', function_name="add").tests == ["assert my_function_name(1) == 1"]
+
+
+def test_objects_holding_the_assert_statement():
+    # what the 0.5B model wrote for MBPP/522: objects instead of strings
+    text = (
+        '[\n  {"assert statement": "assert lbs([0, 8, 4]) == 2", "expected result": 2},\n'
+        '  {"assert statement": "assert lbs([1, 2, 3]) == 3", "expected result": 3},\n'
+        '  {"note": "no test here", "expected result": 1}\n]'
+    )
+    parsed = parse_tests(text)
+    assert parsed.tests == ["assert lbs([0, 8, 4]) == 2", "assert lbs([1, 2, 3]) == 3"]
+    assert [why for _, why in parsed.dropped] == ["not a string"]
+
+
+def test_objects_in_a_truncated_list_give_their_values_not_their_keys():
+    # "assert statement" as a key would parse as `assert statement` (a NameError at run time)
+    text = '[{"assert statement": "assert f(1) == 2", "expected result": 2}, {"assert statement": "assert f(2'
+    parsed = parse_tests(text)
+    assert parsed.source == "strings"
+    assert parsed.tests == ["assert f(1) == 2"]

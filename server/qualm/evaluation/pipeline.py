@@ -38,6 +38,9 @@ from .datasets import Problem, official_label
 
 STEPS = ("greedy", "label", "samples", "plans", "tests", "selftests", "sampletests")
 PIPELINE_VERSION = 1  # bump when a step's output changes meaning: old caches are then not reused
+# bump when parse_tests reads more of the model's answers: cached test lists are re-read from their
+# raw text and, where that changes them, the sandbox runs against them are redone (no model work)
+TESTS_PARSER = 2
 
 
 @dataclass(frozen=True)
@@ -86,6 +89,9 @@ class ProblemCache:
         tmp.write_text(json.dumps(data))
         os.replace(tmp, self.path(step))  # atomic: a reader sees the old file or the whole new one
         return data
+
+    def drop(self, step: str) -> None:
+        self.path(step).unlink(missing_ok=True)
 
     def step(self, name: str, compute: Callable[[], dict]) -> dict:
         cached = self.get(name)
@@ -159,9 +165,11 @@ def run_problem(
         f = settings.functional
         trace = batch(prompts.test_generation(problem.prompt, f.n_tests), 1, f.temperature, f.top_p, f.max_tokens, seed + 1000)[0]
         parsed = parse_tests(trace.text, limit=f.n_tests, function_name=problem.entry_point)
-        return {"raw": trace.text, "tests": list(parsed.tests), "dropped": [list(d) for d in parsed.dropped]}
+        return {"raw": trace.text, "tests": list(parsed.tests), "dropped": [list(d) for d in parsed.dropped], "parser": TESTS_PARSER}
 
     step("tests", tests)
+    if "tests" in out and out["tests"].get("parser") != TESTS_PARSER:
+        out["tests"] = _reparsed_tests(out["tests"], settings.functional.n_tests, problem.entry_point, cache)
 
     def own_tests() -> ParsedTests:
         t = out["tests"]  # parsed when they were written: no second parse, no second read
@@ -194,3 +202,13 @@ def run_problem(
 
     step("sampletests", sampletests)
     return out
+
+
+def _reparsed_tests(cached: dict, limit: int, entry_point: str, cache: ProblemCache) -> dict:
+    """A test list parsed by an older parse_tests, read again from the model's raw answer."""
+    parsed = parse_tests(cached["raw"], limit=limit, function_name=entry_point)
+    tests, dropped = list(parsed.tests), [list(d) for d in parsed.dropped]
+    if tests != cached["tests"]:
+        for stale in ("selftests", "sampletests"):  # their runs used the old list
+            cache.drop(stale)
+    return cache.put("tests", {**cached, "tests": tests, "dropped": dropped, "parser": TESTS_PARSER})
