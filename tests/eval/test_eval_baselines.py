@@ -4,6 +4,7 @@ pass-pattern disagreement. No model is loaded."""
 
 from __future__ import annotations
 
+import logging
 import math
 from pathlib import Path
 
@@ -56,6 +57,16 @@ def test_codebleu_similarity_scores_unparsable_code_without_raising():
     s = codebleu_similarity("def f(:\n  return", DOUBLE_MUL)
     assert 0.0 <= s < 1.0
     assert 0.0 <= codebleu_similarity("", DOUBLE_MUL) < 1.0
+
+
+def test_codebleu_of_code_without_data_flow_logs_nothing(caplog):
+    # codebleu warns on the root logger for every such pair; a full run printed thousands
+    with caplog.at_level(logging.WARNING):
+        value = codebleu_similarity("def f():\n    return 1\n", "def f():\n    return 2\n")
+    assert 0.0 <= value < 1.0
+    assert not [r for r in caplog.records if "data-flow" in r.getMessage()], caplog.text
+    logging.getLogger().warning("data-flow match score degenerates (not from codebleu)")
+    assert "not from codebleu" in caplog.text  # the filter is gone after the call
 
 
 def test_pairwise_mean_over_unordered_pairs():
