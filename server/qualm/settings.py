@@ -83,7 +83,8 @@ class FunctionalSettings:
 
 @dataclass(frozen=True)
 class EnsembleSettings:
-    # lexical, algorithmic, functional (the paper's 0.2 / 0.4 / 0.4)
+    # lexical, algorithmic, functional (the paper's 0.2 / 0.4 / 0.4); 0 turns the algorithmic or
+    # functional axis off (not computed)
     weights: tuple[float, float, float] = (0.2, 0.4, 0.4)
     calibration_file: str | None = None  # None: qualm calibrate's file or the shipped one for the model
 
@@ -111,12 +112,73 @@ class Settings:
     def from_mapping(cls, data: Mapping[str, Any] | None) -> "Settings":
         """Build settings from nested plain data (JSON from an LSP client, a config file).
 
-        Unknown keys are rejected with a message naming them, so a typo is never silently ignored.
+        Unknown keys are rejected with a message naming them, so a typo is never silently ignored;
+        so is a value outside its range (:data:`LIMITS`, :data:`CHOICES`).
         """
-        return _merge(cls(), data or {}, "qualm")
+        return _checked(_merge(cls(), data or {}, "qualm"))
 
     def with_overrides(self, **sections: Mapping[str, Any]) -> "Settings":
-        return _merge(self, sections, "qualm")
+        return _checked(_merge(self, sections, "qualm"))
+
+
+# The values a setting may take beyond its type, (minimum, maximum) with None for no bound; for a
+# list, each item. Checked where a setting is set (a settings file, the editor, a flag), so a bad
+# value is named there rather than failing deep inside a model call. package.json's schema carries
+# the same bounds (tests/unit/test_extension_manifest.py keeps them equal).
+LIMITS: dict[str, tuple[float | None, float | None]] = {
+    "model.n_gpu_layers": (-1, None),
+    "model.n_threads": (1, None),
+    "model.n_ctx": (256, None),
+    "model.n_batch": (8, None),
+    "model.score_batch": (1, 512),
+    "model.max_parallel_sequences": (1, None),
+    "model.batch_n_ctx": (512, None),
+    "generation.max_tokens": (1, None),
+    "generation.top_alternatives": (1, 20),
+    "lexical.top_k": (1, None),
+    "lexical.level_thresholds": (0, None),
+    "algorithmic.n_plans": (2, None),  # agreement needs two plans
+    "algorithmic.temperature": (0, None),
+    "algorithmic.top_p": (0, 1),
+    "algorithmic.max_tokens": (16, None),
+    "functional.n_tests": (1, None),
+    "functional.temperature": (0, None),
+    "functional.top_p": (0, 1),
+    "functional.max_tokens": (16, None),
+    "functional.timeout": (0.1, None),
+    "functional.memory_mb": (64, None),
+    "ensemble.weights": (0, None),
+    "editor.max_diagnostics": (0, None),
+    "editor.completion_max_tokens": (1, None),
+}
+CHOICES: dict[str, tuple[str, ...]] = {
+    "model.cpu_extra_buffers": ("auto", "on", "off"),
+    "functional.sandbox_mode": ("auto", "bubblewrap", "limits"),
+    "editor.diagnostic_level": ("low", "medium", "high"),
+}
+
+
+def _checked(settings: "Settings") -> "Settings":
+    def value(name: str) -> Any:
+        section, key = name.split(".")
+        return getattr(getattr(settings, section), key)
+
+    for name, (low, high) in LIMITS.items():
+        current = value(name)
+        for v in current if isinstance(current, tuple) else (current,):
+            if v is None:
+                continue  # "not set": the documented default applies
+            if (low is not None and v < low) or (high is not None and v > high):
+                bounds = f"at least {low:g}" if high is None else f"between {low:g} and {high:g}"
+                raise SettingsError(f"qualm.{name} must be {bounds}, got {v:g}")
+    for name, allowed in CHOICES.items():
+        if value(name) not in allowed:
+            raise SettingsError(f"qualm.{name} must be one of {', '.join(allowed)}, got {value(name)!r}")
+    if not any(w > 0 for w in settings.ensemble.weights):
+        raise SettingsError("qualm.ensemble.weights: at least one weight must be above 0")
+    if list(settings.lexical.level_thresholds) != sorted(settings.lexical.level_thresholds):
+        raise SettingsError("qualm.lexical.level_thresholds must rise: low, medium, high")
+    return settings
 
 
 def config_path() -> Path:

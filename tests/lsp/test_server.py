@@ -367,13 +367,15 @@ def test_configuration_changes_reload_the_model_and_bad_settings_are_refused():
         s.open()
         s.open(long_doc, long_uri)
         mark = len(s.statuses)
-        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": {"model": {"n_ctx": 64}}}))
+        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": {"model": {"n_ctx": 256}}}))
         await s.wait_for(lambda: reloaded(mark), "the model to reload")
-        # the smallest context llama.cpp makes cannot hold this function: an error, and the server lives
+        # the smallest context qualm allows cannot hold this function: an error, and the server lives
         with pytest.raises(JsonRpcException, match="context"):
             await s.command("qualm.scoreDocument", long_uri)
         s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": {"model": {"n_ctx": "big"}}}))
         await s.wait_for(lambda: any("must be an integer" in m for m in s.messages), "the settings error")
+        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": {"model": {"n_ctx": 64}}}))
+        await s.wait_for(lambda: any("n_ctx must be at least 256, got 64" in m for m in s.messages), "the range error")
         mark = len(s.statuses)
         s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": {"model": {"n_ctx": 4096}}}))
         await s.wait_for(lambda: reloaded(mark), "the model to reload again")

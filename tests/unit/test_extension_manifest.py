@@ -6,7 +6,7 @@ import json
 from dataclasses import fields, is_dataclass
 from pathlib import Path
 
-from qualm.settings import Settings
+from qualm.settings import CHOICES, LIMITS, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = json.loads((ROOT / "package.json").read_text())
@@ -71,3 +71,14 @@ def test_enums_match_what_the_server_accepts():
     assert set(PROPS["qualm.functional.sandbox_mode"]["enum"]) == {"auto", "bubblewrap", "limits"}
     assert set(PROPS["qualm.model.cpu_extra_buffers"]["enum"]) == {"auto", "on", "off"}
     assert set(PROPS["qualm.editor.diagnostic_level"]["enum"]) == {"low", "medium", "high"}
+    for name, allowed in CHOICES.items():
+        assert PROPS[f"qualm.{name}"]["enum"] == list(allowed), name
+
+
+def test_bounds_match_what_the_server_accepts():
+    # the editor's settings UI refuses what the server would refuse, and nothing more
+    for key, _ in _server_settings():
+        name = key.removeprefix("qualm.")
+        schema = PROPS[key]
+        bounds = schema.get("items", schema) if schema["type"] == "array" else schema
+        assert (bounds.get("minimum"), bounds.get("maximum")) == LIMITS.get(name, (None, None)), key

@@ -24,6 +24,14 @@ def test_from_mapping_merges_nested_sections():
         ({"lexical": {"top_k": 2.5}}, "must be an integer"),
         ({"lexical": {"level_thresholds": [1, 2]}}, "list of 3"),
         ({"model": 3}, "must be an object"),
+        ({"algorithmic": {"n_plans": 1}}, r"qualm.algorithmic.n_plans must be at least 2, got 1"),
+        ({"algorithmic": {"top_p": 1.5}}, r"qualm.algorithmic.top_p must be between 0 and 1, got 1.5"),
+        ({"functional": {"timeout": 0}}, r"qualm.functional.timeout must be at least 0.1"),
+        ({"ensemble": {"weights": [0.2, -0.1, 0.4]}}, r"qualm.ensemble.weights must be at least 0, got -0.1"),
+        ({"ensemble": {"weights": [0, 0, 0]}}, "at least one weight must be above 0"),
+        ({"lexical": {"level_thresholds": [1.0, 0.5, 2.0]}}, "must rise"),
+        ({"functional": {"sandbox_mode": "docker"}}, "must be one of auto, bubblewrap, limits, got 'docker'"),
+        ({"editor": {"diagnostic_level": "hi"}}, "must be one of low, medium, high"),
     ],
 )
 def test_bad_settings_are_named(data, message):
@@ -46,3 +54,10 @@ def test_user_settings_file(tmp_path, monkeypatch):
     path.write_text("{oops")
     with pytest.raises(SettingsError, match="not readable JSON"):
         load_user_settings()
+
+
+def test_overrides_are_checked_too_and_unset_values_pass():
+    with pytest.raises(SettingsError, match="n_tests must be at least 1"):
+        Settings().with_overrides(functional={"n_tests": 0})
+    assert Settings.from_mapping({"model": {"n_threads": None}}).model.n_threads is None
+    assert Settings().with_overrides(ensemble={"weights": [0.2, 0.0, 0.4]}).ensemble.weights == (0.2, 0.0, 0.4)
