@@ -22,6 +22,7 @@ from .settings import Settings
 from .signals.algorithmic import StepRouge, algorithmic_uncertainty
 from .signals.functional import functional_uncertainty, parse_tests
 from .signals.lexical import LexicalReport
+from .trace import Trace
 
 Progress = Callable[[str, str], None]  # (axis or stage, message)
 
@@ -55,6 +56,9 @@ class TestResult:
     message: str
     output: str
     seconds: float
+
+
+OFF_NOTE = "off: its ensemble weight is 0 (settings: ensemble.weights)"
 
 
 @dataclass(frozen=True)
@@ -117,46 +121,60 @@ def assess_function(
     lexical = AxisResult("lexical", lex_raw, None, lex_raw is not None, f"Top-{settings.lexical.top_k} entropy over {scored.lexical.all.n_tokens} body tokens" if lex_raw is not None else "the function has no body tokens", time.perf_counter() - t0)
 
     # Algorithmic and functional samples decode together: N plans and one test list in one batch.
+    # An axis whose ensemble weight is 0 is not computed: its samples are most of the cost.
+    weights = dict(zip(AXES, settings.ensemble.weights))
+    want_algo, want_func = weights["algorithmic"] > 0, weights["functional"] > 0
     a, f = settings.algorithmic, settings.functional
     plan_jobs = [
         (prompts.plan_generation(problem), GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
-        for i in range(a.n_plans)
+        for i in range(a.n_plans if want_algo else 0)
     ]
-    test_job = (prompts.test_generation(problem, f.n_tests), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
-    progress("algorithmic", f"sampling {a.n_plans} plans and {f.n_tests} tests")
+    test_jobs = [
+        (prompts.test_generation(problem, f.n_tests), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
+    ] if want_func else []
     t0 = time.perf_counter()
-    traces = backend.generate_batch(plan_jobs + [test_job], on_progress=lambda n: progress("algorithmic", f"sampling: {n} tokens"), cancel=cancel)
-    _check(cancel)
+    traces: list[Trace] = []
+    if plan_jobs or test_jobs:
+        what = " and ".join(x for x in (f"{len(plan_jobs)} plans" if plan_jobs else "", f"{f.n_tests} tests" if test_jobs else "") if x)
+        progress("algorithmic" if plan_jobs else "functional", f"sampling {what}")
+        traces = backend.generate_batch(plan_jobs + test_jobs, on_progress=lambda n: progress("algorithmic" if plan_jobs else "functional", f"sampling: {n} tokens"), cancel=cancel)
+        _check(cancel)
     sampling_seconds = time.perf_counter() - t0
-    plan_traces, test_trace = traces[:-1], traces[-1]
+    plan_traces, test_trace = traces[: len(plan_jobs)], (traces[-1] if test_jobs else None)
     plan_share = sum(len(t.tokens) for t in plan_traces) / max(1, sum(len(t.tokens) for t in traces))
 
     t0 = time.perf_counter()
     algo = algorithmic_uncertainty([t.text for t in plan_traces], StepRouge())
     plans = [PlanResult(t.text, steps, len(t.tokens), t.stop_reason) for t, steps in zip(plan_traces, algo.steps)]
-    algo_note = f"{algo.plans_used} of {len(plans)} plans had steps" if algo.uncertainty is not None else f"unavailable: only {algo.plans_used} plan(s) had numbered steps"
+    if not want_algo:
+        algo_note = OFF_NOTE
+    elif algo.uncertainty is not None:
+        algo_note = f"{algo.plans_used} of {len(plans)} plans had steps"
+    else:
+        algo_note = f"unavailable: only {algo.plans_used} plan(s) had numbered steps"
     algo_seconds = sampling_seconds * plan_share + (time.perf_counter() - t0)
 
     # Functional: the model's tests against the function's own source and the file's imports.
-    progress("functional", "running the self-tests in the sandbox")
     t0 = time.perf_counter()
-    parsed = parse_tests(test_trace.text, limit=f.n_tests, function_name=fn.name.split(".")[-1])
+    parsed = parse_tests(test_trace.text if test_trace else "", limit=f.n_tests, function_name=fn.name.split(".")[-1])
     tests: list[TestResult] = []
     sandbox_note = ""
-    if "." in fn.name:
+    if not want_func:
+        func_raw, func_note = None, OFF_NOTE
+    elif "." in fn.name:
         func_raw, func_note = None, "unavailable: a method needs its class; self-tests run on module-level functions"
     else:
+        progress("functional", "running the self-tests in the sandbox")
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
         result = functional_uncertainty(fn.imports + "\n" + fn.source, parsed, config, should_stop=lambda: cancel.cancelled)
         _check(cancel)
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
         if result.report is not None:
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
-    func_seconds = sampling_seconds * (1 - plan_share) + (time.perf_counter() - t0)
+    func_seconds = sampling_seconds * (1 - plan_share) + (time.perf_counter() - t0) if want_func else 0.0
 
     raws = {"lexical": lexical.raw, "algorithmic": algo.uncertainty, "functional": func_raw}
     pct = {ax: (calibration.percentile(ax, r) if calibration is not None and r is not None else None) for ax, r in raws.items()}
-    weights = dict(zip(AXES, settings.ensemble.weights))
     ens = ensemble(pct, weights)
     if calibration is None:
         cal_note = f"no calibration file for {backend.info.name}: raw scores only (run `qualm calibrate`)"
@@ -182,7 +200,7 @@ def assess_function(
         plan_similarity=algo.pairwise,
         tests=tests,
         dropped_tests=parsed.dropped,
-        tests_raw=test_trace.text,
+        tests_raw=test_trace.text if test_trace else "",
         sandbox=sandbox_note,
         seconds=time.perf_counter() - t_start,
         seed=seed,

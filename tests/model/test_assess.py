@@ -107,6 +107,39 @@ def test_malformed_model_output_makes_axes_unavailable_not_a_crash(backend, smal
     assert b.weights_used == {"lexical": 1.0}  # re-weighted over what is available
 
 
+class RecordingModel:
+    """The real model, recording which prompts each sampling batch carried (not a mock: every call
+    goes to the real model)."""
+
+    def __init__(self, real):
+        self._real = real
+        self.info = real.info
+        self.batches: list[list[str]] = []
+
+    def score(self, *a, **k):
+        return self._real.score(*a, **k)
+
+    def generate_batch(self, jobs, on_progress=None, cancel=None):
+        self.batches.append([prompt.name for prompt, _ in jobs])
+        return self._real.generate_batch(jobs, on_progress=on_progress, cancel=cancel)
+
+
+def test_an_axis_with_weight_zero_is_not_computed(backend, small):
+    # With the default model the algorithmic axis ranks at chance (README, Evaluation): a user who
+    # sets its weight to 0 should not wait for its plans.
+    model = RecordingModel(backend)
+    fn = find_function(CORRECT, "add")
+    a = assess_function(model, fn, small.with_overrides(ensemble={"weights": [0.2, 0.0, 0.4]}), None)
+    assert model.batches == [["test_generation"]]
+    assert a.algorithmic.raw is None and not a.algorithmic.available and a.algorithmic.note.startswith("off") and a.plans == []
+    assert a.functional.available and a.tests
+    model.batches.clear()
+    b = assess_function(model, fn, small.with_overrides(ensemble={"weights": [0.2, 0.4, 0.0]}), None)
+    assert model.batches == [["plan_generation"] * 4]
+    assert b.functional.raw is None and b.functional.note.startswith("off") and b.tests == [] and b.tests_raw == ""
+    assert b.algorithmic.available and len(b.plans) == 4
+
+
 def test_cli_assess_json(tmp_path):
     f = tmp_path / "m.py"
     f.write_text("import math\n\n\n" + CORRECT)
