@@ -135,9 +135,10 @@ def assess_function(
     t0 = time.perf_counter()
     traces: list[Trace] = []
     if plan_jobs or test_jobs:
+        stage = "algorithmic" if plan_jobs else "functional"
         what = " and ".join(x for x in (f"{len(plan_jobs)} plans" if plan_jobs else "", f"{f.n_tests} tests" if test_jobs else "") if x)
-        progress("algorithmic" if plan_jobs else "functional", f"sampling {what}")
-        traces = backend.generate_batch(plan_jobs + test_jobs, on_progress=lambda n: progress("algorithmic" if plan_jobs else "functional", f"sampling: {n} tokens"), cancel=cancel)
+        progress(stage, f"sampling {what}")
+        traces = backend.generate_batch(plan_jobs + test_jobs, on_progress=lambda n: progress(stage, f"sampling: {n} tokens"), cancel=cancel)
         _check(cancel)
     sampling_seconds = time.perf_counter() - t0
     plan_traces, test_trace = traces[: len(plan_jobs)], (traces[-1] if test_jobs else None)

@@ -164,8 +164,7 @@ def run_problem(
     def tests() -> dict:
         f = settings.functional
         trace = batch(prompts.test_generation(problem.prompt, f.n_tests), 1, f.temperature, f.top_p, f.max_tokens, seed + 1000)[0]
-        parsed = parse_tests(trace.text, limit=f.n_tests, function_name=problem.entry_point)
-        return {"raw": trace.text, "tests": list(parsed.tests), "dropped": [list(d) for d in parsed.dropped], "parser": TESTS_PARSER}
+        return {"raw": trace.text, **_parsed_tests(trace.text, f.n_tests, problem.entry_point)}
 
     step("tests", tests)
     if "tests" in out and out["tests"].get("parser") != TESTS_PARSER:
@@ -204,11 +203,16 @@ def run_problem(
     return out
 
 
+def _parsed_tests(raw: str, limit: int, entry_point: str) -> dict:
+    """The tests step's parsed fields, stamped with the parser that read them."""
+    parsed = parse_tests(raw, limit=limit, function_name=entry_point)
+    return {"tests": list(parsed.tests), "dropped": [list(d) for d in parsed.dropped], "parser": TESTS_PARSER}
+
+
 def _reparsed_tests(cached: dict, limit: int, entry_point: str, cache: ProblemCache) -> dict:
     """A test list parsed by an older parse_tests, read again from the model's raw answer."""
-    parsed = parse_tests(cached["raw"], limit=limit, function_name=entry_point)
-    tests, dropped = list(parsed.tests), [list(d) for d in parsed.dropped]
-    if tests != cached["tests"]:
+    fresh = _parsed_tests(cached["raw"], limit, entry_point)
+    if fresh["tests"] != cached["tests"]:
         for stale in ("selftests", "sampletests"):  # their runs used the old list
             cache.drop(stale)
-    return cache.put("tests", {**cached, "tests": tests, "dropped": dropped, "parser": TESTS_PARSER})
+    return cache.put("tests", {**cached, **fresh})
