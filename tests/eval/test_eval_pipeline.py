@@ -123,10 +123,12 @@ def test_steps_computed_on_another_machine_count_for_values_but_not_for_cost(tmp
     assert 100.0 <= algo.seconds < 101.0  # the local problem alone (plus its ROUGE time)
 
 
-def test_symbolic_clustering_reports_every_problem_and_reads_back_cached_clusterings(tmp_path: Path):
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_symbolic_clustering_reports_every_problem_and_reads_back_cached_clusterings(tmp_path: Path, jobs: int):
     # Hours of CrossHair on a full data set: each finished problem is reported (the CLI's log line),
     # and a clustering already in the problem's cache is read back, not recomputed (this one could
-    # not be: CrossHair would cluster two identical samples into one cluster, not two).
+    # not be: CrossHair would cluster two identical samples into one cluster, not two). With two
+    # problems at once the values still come back in the problems' order and the count still rises.
     from qualm.evaluation.baselines import SymbolicConfig
     from qualm.evaluation.methods import ProblemData, symbolic_method
     from qualm.evaluation.pipeline import ProblemCache
@@ -139,8 +141,11 @@ def test_symbolic_clustering_reports_every_problem_and_reads_back_cached_cluster
         ProblemData("B", False, {"samples": samples}, "f", cached),
     ]
     seen: list[tuple[int, int, str, str]] = []
-    result = symbolic_method(problems, SymbolicConfig(per_condition_timeout=2.0), on_progress=lambda *a: seen.append(a))
-    assert seen == [(1, 2, "A", "done"), (2, 2, "B", "done")]
+    result = symbolic_method(problems, SymbolicConfig(per_condition_timeout=2.0), on_progress=lambda *a: seen.append(a), jobs=jobs)
+    if jobs == 1:
+        assert seen == [(1, 2, "A", "done"), (2, 2, "B", "done")]
+    else:
+        assert [s[:2] for s in seen] == [(1, 2), (2, 2)] and {s[2] for s in seen} == {"A", "B"}
     assert result.uncertainty == [None, 0.693]
     assert result.seconds == pytest.approx((0.0 + 3.0 + 7.0) / 2)  # per problem: B's samples + its clustering
 

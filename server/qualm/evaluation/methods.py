@@ -7,7 +7,9 @@ in the paper's sense: generation, execution, comparison).
 
 from __future__ import annotations
 
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
@@ -156,33 +158,50 @@ def symbolic_method(
     problems: list[ProblemData],
     config: SymbolicConfig | None = None,
     on_progress: Callable[[int, int, str, str], None] | None = None,
+    jobs: int = 1,
 ) -> MethodResult:
     """Symbolic Clustering; each problem's clustering is cached (CrossHair takes minutes, so a
-    long run reports each finished problem through ``on_progress``: done, total, task id, "done")."""
+    long run reports each finished problem through ``on_progress``: done, total, task id, "done").
+
+    ``jobs`` problems are clustered at once. One clustering is a chain of single-threaded CrossHair
+    processes (each comparison depends on the clusters so far), so on a machine with spare cores
+    problems in parallel are the only speed-up; keep ``jobs`` at most the free cores, since
+    CrossHair's per-comparison budget is CPU time and the whole-problem budget is wall time."""
     config = config or SymbolicConfig()
     col = _Column("Symbolic Clustering", "multi-pass")
     key = f"symbolic-{config.per_condition_timeout:g}"
-    for i, p in enumerate(problems):
+    done = 0
+    lock = threading.Lock()
+
+    def one(p: ProblemData) -> tuple[float | None, float | None]:
+        nonlocal done
         try:
-            _symbolic_one(p, config, key, col)
+            return _symbolic_one(p, config, key)
         finally:
-            if on_progress is not None:
-                on_progress(i + 1, len(problems), p.task_id, "done")
+            with lock:  # the count stays in order whichever problem finishes first
+                done += 1
+                if on_progress is not None:
+                    on_progress(done, len(problems), p.task_id, "done")
+
+    # threads suffice: each one waits on CrossHair subprocesses
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for value, seconds in pool.map(one, problems):
+            col.add(value, seconds)
     return col.result()
 
 
-def _symbolic_one(p: ProblemData, config: SymbolicConfig, key: str, col: _Column) -> None:
+def _symbolic_one(p: ProblemData, config: SymbolicConfig, key: str) -> tuple[float | None, float | None]:
+    """One problem's (uncertainty, seconds)."""
     samples = _samples(p)
     if not samples or not p.entry_point:
-        col.add(None, _seconds(p, "samples"))  # stdin programs have no function to compare
-        return
+        return None, _seconds(p, "samples")  # stdin programs have no function to compare
 
     def compute() -> dict:
         r = symbolic_clustering(samples, p.entry_point, config)
         return {"uncertainty": r.uncertainty, "clusters": [list(c) for c in r.clusters], "calls": r.crosshair_calls, "note": r.note}
 
     data = p.cache.step(key, compute) if p.cache is not None else {**compute(), "seconds": 0.0}
-    col.add(data.get("uncertainty"), _plus(_seconds(p, "samples"), float(data.get("seconds", 0.0))))
+    return data.get("uncertainty"), _plus(_seconds(p, "samples"), float(data.get("seconds", 0.0)))
 
 
 def multi_candidate_method(problems: list[ProblemData]) -> MethodResult:
