@@ -61,3 +61,28 @@ def test_too_few_usable_plans_is_unavailable():
     r = algorithmic_uncertainty([PLAN_A, "", "   \n"])
     assert r.uncertainty is None and r.plans_used == 1
     assert algorithmic_uncertainty([]).uncertainty is None
+
+
+def test_step_rouge_gives_rouge_score_s_own_numbers():
+    # StepRouge takes the LCS from rapidfuzz for speed; the F-measure must stay rouge-score's exactly,
+    # on plan-like text (punctuation, case, code names, repeated words) and on random word strings
+    # where the LCS is long and ambiguous.
+    import random
+
+    from rouge_score import rouge_scorer
+
+    reference = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
+    rouge = StepRouge()
+    texts = [
+        "Initialize an empty list `result` to store the numbers.",
+        "Iterate over each number in the list `numbers`; if it is not in `result`, append it.",
+        "Return `result` (the list of unique numbers, in order).",
+        "Return the result: the numbers, each one once, in the order of the list.",
+        "", "!!!", "x", "x x x x", "Step 2: sort the list in place and return it",
+    ]
+    rng = random.Random(7)
+    words = "the list number sort return each if it a of".split()
+    texts += [" ".join(rng.choice(words) for _ in range(rng.randint(1, 40))) for _ in range(60)]
+    for a in texts:
+        for b in texts:
+            assert rouge.step(a, b) == reference.score(a, b)["rougeL"].fmeasure, (a, b)
