@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from dataclasses import asdict
@@ -257,7 +258,7 @@ def eval_(
     seed: Optional[int] = typer.Option(None, "--seed", help="Seed of every sampled output (default: the settings', 42)."),
     n_samples: int = typer.Option(10, "--n-samples", help="Code samples for the consistency baselines (the paper's N)."),
     symbolic_timeout: float = typer.Option(5.0, "--symbolic-timeout", help="CrossHair's seconds per comparison in Symbolic Clustering."),
-    symbolic_jobs: int = typer.Option(1, "--symbolic-jobs", min=1, help="Problems clustered at once by Symbolic Clustering (at most the free cores)."),
+    symbolic_jobs: Optional[int] = typer.Option(None, "--symbolic-jobs", min=1, help="Problems clustered at once by Symbolic Clustering (default: every core; the model is idle by then)."),
     calibration: Optional[str] = typer.Option(None, "--calibration", help="Data set to fit P(pass) on, as DATASET[:SPLIT[:LIMIT]], e.g. mbpp:calibration:90 (never the test split)."),
     out: Path = typer.Option(Path("results/eval"), "--out", help="Folder for results.json, table.md, claims.md and the plots."),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Pipeline cache (default: qualm's cache folder/eval); a run resumes from it."),
@@ -301,7 +302,7 @@ def eval_(
             if not bar.console.is_terminal:
                 print("symbolic clustering (CrossHair)", file=sys.stderr, flush=True)
             config = baselines.SymbolicConfig(per_condition_timeout=symbolic_timeout)
-            return [symbolic_method(data, config, on_progress=_bar_step(bar, task), jobs=symbolic_jobs)]
+            return [symbolic_method(data, config, on_progress=_bar_step(bar, task), jobs=symbolic_jobs or os.cpu_count() or 1)]
 
         extra = []
         if "consistency" in groups:
