@@ -265,7 +265,7 @@ def _claim_lexical_cheaper(metrics: dict[str, MethodMetrics]) -> tuple[str, str]
     if lex is None or vr is None:
         return NOT_TESTED, f"{LEX if lex is None else CONSISTENCY_VR} was not run"
     if lex.seconds_per_problem <= 0 or vr.seconds_per_problem <= 0:
-        return NOT_TESTED, "no wall time was recorded"
+        return NOT_TESTED, "no wall time on this machine (the steps were computed on another one)"
     ratio = vr.seconds_per_problem / lex.seconds_per_problem
     detail = (
         f"{LEX} {lex.seconds_per_problem:.2f} s vs {CONSISTENCY_VR} {vr.seconds_per_problem:.2f} s "
@@ -509,16 +509,23 @@ def _pass_at_1_table(summaries: Sequence[RunSummary]) -> list[str]:
 
 
 def _cost_tables(summaries: Sequence[RunSummary]) -> list[str]:
-    lines = ["", "## Cost (mean wall-clock seconds per problem)"]
+    lines = ["", "## Cost (mean wall-clock seconds per problem)", "",
+             "— : not measured on this machine (every problem's steps for the method were computed on "
+             "another one, the step files say where), so no cost is claimed."]
     for model in _unique([s.run.model for s in summaries]):
         group = [s for s in summaries if s.run.model == model]
         names = [n for n in _order_methods([m for s in group for m in s.metrics]) if not _is_k_sweep(n)]
         lines += ["", f"### {model}", "",
                   _md_row(["Method", *(s.run.dataset for s in group)]), _md_row(["---"] + ["---:"] * len(group))]
         for name in names:
-            cells = [f"{s.metrics[name].seconds_per_problem:.2f}" if name in s.metrics else "–" for s in group]
+            cells = [_cost_cell(s.metrics[name].seconds_per_problem) if name in s.metrics else "–" for s in group]
             lines.append(_md_row([name, *cells]))
     return lines
+
+
+def _cost_cell(seconds: float) -> str:
+    # 0 is what a method reports when no problem's time was measured here (methods.py, _Column)
+    return f"{seconds:.2f}" if seconds > 0 else "—"
 
 
 def _correlation_table(summaries: Sequence[RunSummary]) -> list[str]:
