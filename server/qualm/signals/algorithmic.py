@@ -56,8 +56,9 @@ def _has_words(text: str) -> bool:
 class StepRouge:
     """Token ROUGE-L F-measure between steps: ``rouge-score``'s tokenizer and F-measure, with the
     longest common subsequence from ``rapidfuzz`` (C++). rouge-score's own LCS is a pure-Python
-    table, and ten plans of ten steps are ~4,500 step pairs: about 2 s an assessment on two cores,
-    a few milliseconds this way, with the same numbers (a test compares them on real plans)."""
+    table, and ten plans of ten steps are ~4,500 step pairs: 1.3 s an assessment at the median on
+    two cores, 30 ms this way (20 HumanEval plan sets), with the same numbers (a test compares them
+    with rouge-score's on plan-like and random text)."""
 
     def __init__(self) -> None:
         self._tokenizer = tokenizers.DefaultTokenizer(use_stemmer=False)
