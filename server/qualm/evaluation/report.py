@@ -260,11 +260,18 @@ def _claim_comments_worse_than_random(metrics: dict[str, MethodMetrics]) -> tupl
     return (HELD if value < 0.5 else NOT_HELD), f"{COMMENTS_ONLY} AUROC {_fmt(value)} vs chance .500"
 
 
+def _measured(seconds: float) -> bool:
+    """0 is what a method reports when no problem's time was measured on this machine (methods.py,
+    _Column): its steps were computed elsewhere, so the cost table, the cost plot and claim (f)
+    leave it out."""
+    return seconds > 0
+
+
 def _claim_lexical_cheaper(metrics: dict[str, MethodMetrics]) -> tuple[str, str]:
     lex, vr = metrics.get(LEX), metrics.get(CONSISTENCY_VR)
     if lex is None or vr is None:
         return NOT_TESTED, f"{LEX if lex is None else CONSISTENCY_VR} was not run"
-    if lex.seconds_per_problem <= 0 or vr.seconds_per_problem <= 0:
+    if not (_measured(lex.seconds_per_problem) and _measured(vr.seconds_per_problem)):
         return NOT_TESTED, "no wall time on this machine (the steps were computed on another one)"
     ratio = vr.seconds_per_problem / lex.seconds_per_problem
     detail = (
@@ -524,8 +531,7 @@ def _cost_tables(summaries: Sequence[RunSummary]) -> list[str]:
 
 
 def _cost_cell(seconds: float) -> str:
-    # 0 is what a method reports when no problem's time was measured here (methods.py, _Column)
-    return f"{seconds:.2f}" if seconds > 0 else "—"
+    return f"{seconds:.2f}" if _measured(seconds) else "—"
 
 
 def _correlation_table(summaries: Sequence[RunSummary]) -> list[str]:
@@ -679,7 +685,7 @@ def _plot_auroc_vs_cost(group: Sequence[RunSummary], path: Path) -> bool:
     for ax, s in zip(axes, group):
         # A log axis cannot show zero cost; the K sweep would pile onto Top-5 Entropy's point.
         methods = [s.metrics[n] for n in _order_methods(list(s.metrics)) if not _is_k_sweep(n)]
-        points = [m for m in methods if m.auroc is not None and m.seconds_per_problem > 0]
+        points = [m for m in methods if m.auroc is not None and _measured(m.seconds_per_problem)]
         for m in points:
             ax.scatter(m.seconds_per_problem, m.auroc, s=25)
             ax.annotate(m.name, (m.seconds_per_problem, m.auroc), fontsize=6,
