@@ -1,4 +1,4 @@
-"""qualm's command line: ``qualm generate | score | model`` (also ``python -m qualm``)."""
+"""qualm's command line: ``qualm generate | score | assess | eval | report | model`` (also ``python -m qualm``)."""
 
 from __future__ import annotations
 
@@ -259,7 +259,7 @@ def eval_(
     n_samples: int = typer.Option(10, "--n-samples", help="Code samples for the consistency baselines (the paper's N)."),
     symbolic_timeout: float = typer.Option(5.0, "--symbolic-timeout", help="CrossHair's seconds per comparison in Symbolic Clustering."),
     symbolic_jobs: Optional[int] = typer.Option(None, "--symbolic-jobs", min=1, help="Problems clustered at once by Symbolic Clustering (default: every core; the model is idle by then)."),
-    calibration: Optional[str] = typer.Option(None, "--calibration", help="Data set to fit P(pass) on, as DATASET[:SPLIT[:LIMIT]], e.g. mbpp:calibration:90 (never the test split)."),
+    calibration: Optional[str] = typer.Option(None, "--calibration", help="Where to fit P(pass): a data set as DATASET[:SPLIT[:LIMIT]], e.g. mbpp:calibration:90 (never the test split), or the results.json of a three-axis run on one (no model work)."),
     out: Path = typer.Option(Path("results/eval"), "--out", help="Folder for results.json, table.md, claims.md and the plots."),
     cache: Optional[Path] = typer.Option(None, "--cache", help="Pipeline cache (default: qualm's cache folder/eval); a run resumes from it."),
     model: Optional[str] = ModelOpt,
@@ -273,7 +273,7 @@ def eval_(
     from .evaluation.methods import consistency_methods, multi_candidate_method, symbolic_method  # noqa: PLC0415
     from .evaluation.pipeline import PipelineOptions  # noqa: PLC0415
     from .evaluation.report import write_report  # noqa: PLC0415
-    from .evaluation.runner import EvalPlan, build_run, collect, methods_for  # noqa: PLC0415
+    from .evaluation.runner import CalibrationSplit, EvalPlan, build_run, collect, methods_for  # noqa: PLC0415
 
     groups = tuple(g.strip() for g in methods.split(",") if g.strip())
     unknown = [g for g in groups if g not in ALL_GROUPS_CLI]
@@ -281,10 +281,11 @@ def eval_(
         raise CliError(f"unknown method group(s) {', '.join(unknown)}; known: {', '.join(ALL_GROUPS_CLI)}")
     try:
         sets = [(name, datasets.load(name, split=split if name.startswith("mbpp") or name.startswith("apps") else None, limit=limit)) for name in dataset]
-        cal_sets = _calibration_problems(calibration, datasets) if calibration else None
-    except datasets.DatasetError as exc:
+        cal_sets, cal_split = _calibration_source(calibration, datasets) if calibration else (None, None)
+    except (datasets.DatasetError, ValueError) as exc:
         raise CliError(str(exc)) from exc
-    if cal_sets is not None and any(set(p.task_id for p in cal_sets) & set(p.task_id for p in probs) for _, probs in sets):
+    cal_ids = {p.task_id for p in cal_sets} if cal_sets is not None else set(cal_split.task_ids) if cal_split else set()
+    if any(cal_ids & {p.task_id for p in probs} for _, probs in sets):
         raise CliError("the calibration problems overlap the evaluated ones: fit P(pass) on another split")
     settings = _settings(model, n_gpu_layers, threads, seed=seed)
     backend = _load(settings)
@@ -311,16 +312,33 @@ def eval_(
             extra.append(symbolic)
         if "multi" in groups:
             extra.append(lambda data: [multi_candidate_method(data)])
-        cal_data = None
         if cal_sets is not None:
             task = bar.add_task(f"calibration split ({calibration})", total=len(cal_sets))
             cal_data = collect(backend, cal_sets, settings, plan, cache_root, digest, on_progress=_bar_step(bar, task))
+            cal_split = CalibrationSplit.from_problems(calibration, cal_data, settings)
         for name, problems in sets:
             task = bar.add_task(name, total=len(problems))
             data = collect(backend, problems, settings, plan, cache_root, digest, on_progress=_bar_step(bar, task))
             bar.update(task, description=f"{name}: methods")
-            runs.append(build_run(_dataset_label(name, split), backend.info.name, data, methods_for(data, settings, plan, cal_data, tuple(extra)), command))
+            runs.append(build_run(_dataset_label(name, split), backend.info.name, data, methods_for(data, settings, plan, cal_split, tuple(extra)), command))
     written = write_report(runs, out)
+    for path in written:
+        print(path)
+
+
+@app.command()
+def report(
+    results: list[Path] = typer.Argument(..., help="results.json files written by qualm eval (one run per data set and model across them)."),
+    out: Path = typer.Option(..., "--out", help="Folder for the combined results.json, table.md, claims.md and the plots."),
+) -> None:
+    """Write one report from the results of separate qualm eval runs, without the model or the cache."""
+    from .evaluation.report import load_runs, write_report  # noqa: PLC0415
+
+    try:
+        runs = [run for path in results for run in load_runs(path)]
+        written = write_report(runs, out)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
     for path in written:
         print(path)
 
@@ -345,12 +363,23 @@ def _dataset_label(name: str, split: Optional[str]) -> str:
     return f"{label} ({split})" if split and name.startswith("mbpp") and split != "test" else label
 
 
-def _calibration_problems(spec: str, datasets):
+def _calibration_source(spec: str, datasets):
+    """(problems to run the pipeline on, None) for a data set; (None, the split) for a results.json."""
+    from .evaluation.report import load_runs  # noqa: PLC0415
+    from .evaluation.runner import CalibrationSplit  # noqa: PLC0415
+
+    if spec.endswith(".json"):
+        if not Path(spec).is_file():
+            raise CliError(f"--calibration {spec}: no such file")
+        runs = load_runs(Path(spec))
+        if len(runs) != 1:
+            raise CliError(f"--calibration {spec}: holds {len(runs)} runs; give the report of the calibration split alone")
+        return None, CalibrationSplit.from_run(spec, runs[0])
     name, _, rest = spec.partition(":")
     split, _, lim = rest.partition(":")
     if name.startswith("mbpp") and (split or "test") == "test":
         raise CliError("P(pass) may not be fitted on MBPP's test split: use mbpp:calibration")
-    return datasets.load(name, split=split or None, limit=int(lim) if lim else None)
+    return datasets.load(name, split=split or None, limit=int(lim) if lim else None), None
 
 
 @model_app.callback()

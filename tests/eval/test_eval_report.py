@@ -22,6 +22,7 @@ from qualm.evaluation.report import (
     EvalRun,
     MethodResult,
     check_claims,
+    load_runs,
     summarise,
     write_report,
 )
@@ -274,3 +275,38 @@ def test_bad_runs_are_rejected(tmp_path):
     run = EvalRun("D", "m", ["a", "b"], [True, False], [], "cmd")
     with pytest.raises(ValueError):
         write_report([run, run], tmp_path)
+
+
+def test_qualm_report_rebuilds_and_combines_reports_from_results_json(tmp_path, report):
+    """``qualm report`` (the real CLI, in a subprocess) reads two single-data-set results.json files
+    and writes the same combined report write_report wrote from the runs themselves."""
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    combined, _ = report
+    parts = []
+    for run in (humaneval_run(), mbpp_run()):
+        part = tmp_path / run.dataset
+        write_report([run], part)
+        parts.append(part / "results.json")
+    assert [r.dataset for r in load_runs(parts[0])] == ["HumanEval"]
+    out = tmp_path / "combined"
+    done = subprocess.run([sys.executable, "-m", "qualm", "report", *map(str, parts), "--out", str(out)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    for name in ("results.json", "table.md", "claims.md"):
+        assert (out / name).read_text() == (combined / name).read_text(), name
+    assert {p.name for p in out.glob("*.png")} == {p.name for p in combined.glob("*.png")}
+
+
+def test_qualm_report_refuses_a_file_that_is_not_results_json(tmp_path):
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    bad = tmp_path / "results.json"
+    bad.write_text('{"runs": [{"dataset": "D"}]}')
+    done = subprocess.run([sys.executable, "-m", "qualm", "report", str(bad), "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert "not a qualm eval results.json" in done.stderr
+    assert not (tmp_path / "o").exists()

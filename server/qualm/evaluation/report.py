@@ -621,6 +621,30 @@ def render_results_json(summaries: Sequence[RunSummary]) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False, allow_nan=False) + "\n"
 
 
+def load_runs(path: Path) -> list[EvalRun]:
+    """The runs of a results.json, exactly as they were reported: every per-problem score, label
+    and method cost. ``write_report`` on them writes the same table, claims and plots again, so
+    reports from separate runs (one per data set, per machine, per session) can be put together
+    without the pipeline cache that produced them."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        runs = []
+        for r in data["runs"]:
+            samples = r["samples"]
+            methods = [
+                MethodResult(m["name"], m["family"], [s["uncertainty"].get(m["name"]) for s in samples], float(m["seconds_per_problem"]))
+                for m in r["methods"]
+            ]
+            runs.append(EvalRun(
+                dataset=r["dataset"], model=r["model"],
+                task_ids=[s["task_id"] for s in samples], labels=[bool(s["label"]) for s in samples],
+                methods=methods, command=r["command"],
+            ))
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # JSONDecodeError is a ValueError
+        raise ValueError(f"{path}: not a qualm eval results.json ({type(exc).__name__}: {exc})") from exc
+    return runs
+
+
 # ---------------------------------------------------------------------------------------------
 # Plots
 
