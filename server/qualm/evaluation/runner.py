@@ -69,11 +69,34 @@ def collect(
     return out
 
 
+@dataclass(frozen=True)
+class CalibrationSplit:
+    """What P(pass) is fitted on: a calibration split's three raw axes and official labels."""
+
+    name: str
+    task_ids: list[str]
+    labels: list[bool]
+    axes: tuple[list[float | None], list[float | None], list[float | None]]  # LEX, ALGO, FUNC
+
+    @classmethod
+    def from_problems(cls, name: str, data: list[ProblemData], settings: Settings) -> "CalibrationSplit":
+        found = {m.name: m for m in core_methods(data, settings)}
+        return cls(name, [p.task_id for p in data], [p.label for p in data], tuple(found[a].uncertainty for a in (LEX, ALGO, FUNC)))
+
+    @classmethod
+    def from_run(cls, name: str, run: EvalRun) -> "CalibrationSplit":
+        """From a report (results.json) of the calibration split: no model and no cache needed."""
+        missing = [a for a in (LEX, ALGO, FUNC) if run.method(a) is None]
+        if missing:
+            raise ValueError(f"{name}: the calibration run has no {', '.join(missing)} (run it with the three axes)")
+        return cls(name, list(run.task_ids), list(run.labels), tuple(run.method(a).uncertainty for a in (LEX, ALGO, FUNC)))
+
+
 def methods_for(
     data: list[ProblemData],
     settings: Settings,
     plan: EvalPlan,
-    calibration_data: list[ProblemData] | None = None,
+    calibration: CalibrationSplit | None = None,
     extra: tuple[Callable[[list[ProblemData]], list[MethodResult]], ...] = (),
 ) -> list[MethodResult]:
     methods = core_methods(data, settings, extra)
@@ -82,16 +105,15 @@ def methods_for(
         # an axis that was not run is unavailable everywhere: drop it and the ensembles that need it
         drop = ({ALGO} if "algorithmic" not in wanted else set()) | ({FUNC} if "functional" not in wanted else set())
         methods = [m for m in methods if m.name not in drop and not m.name.startswith("Ensemble")]
-    if calibration_data and {"algorithmic", "functional"} <= wanted:
-        methods.append(calibrated_method(calibration_data, {m.name: m for m in methods}, settings))
+    if calibration is not None and {"algorithmic", "functional"} <= wanted:
+        methods.append(calibrated_method(calibration, {m.name: m for m in methods}))
     return methods
 
 
-def calibrated_method(calibration_data: list[ProblemData], test: dict[str, MethodResult], settings: Settings) -> MethodResult:
+def calibrated_method(calibration: CalibrationSplit, test: dict[str, MethodResult]) -> MethodResult:
     """P(pass) fitted on the calibration split's three axes and labels, applied to this run's axes."""
-    train = {m.name: m for m in core_methods(calibration_data, settings)}
     axes = (LEX, ALGO, FUNC)
-    values = calibrated_probability([train[a].uncertainty for a in axes], [p.label for p in calibration_data], [test[a].uncertainty for a in axes])
+    values = calibrated_probability(list(calibration.axes), calibration.labels, [test[a].uncertainty for a in axes])
     return MethodResult("P(pass), calibrated", "beyond the paper", values, sum(test[a].seconds for a in axes))
 
 
