@@ -47,3 +47,22 @@ def test_a_calibration_split_read_from_results_json_fits_the_same_p_pass(tmp_pat
 def test_a_calibration_run_without_the_three_axes_is_refused():
     with pytest.raises(ValueError, match="Generated Tests"):
         CalibrationSplit.from_run("cal", calibration_run(with_func=False))
+
+
+def _qualm_eval(*args: str):
+    import subprocess  # noqa: PLC0415
+    import sys  # noqa: PLC0415
+
+    return subprocess.run([sys.executable, "-m", "qualm", "eval", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_qualm_eval_refuses_a_calibration_report_that_is_missing_or_overlaps_the_evaluated_problems(tmp_path):
+    # both are refused before the model is loaded: a wrong fit is worse than none
+    done = _qualm_eval("-d", "humaneval", "--limit", "1", "--calibration", str(tmp_path / "nope.json"), "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and "no such file" in done.stderr
+    run = EvalRun("HumanEval", "m", ["HumanEval/0", "HumanEval/1"], [True, False],
+                  [MethodResult(n, "ours", [0.1, 0.9], 1.0) for n in (LEX, ALGO, FUNC)], "qualm eval")
+    write_report([run], tmp_path / "cal")
+    done = _qualm_eval("-d", "humaneval", "--limit", "1", "--calibration", str(tmp_path / "cal" / "results.json"), "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and "overlap" in done.stderr
+    assert not (tmp_path / "o").exists()
