@@ -121,6 +121,13 @@ def test_steps_computed_on_another_machine_count_for_values_but_not_for_cost(tmp
     algo = {m.name: m for m in core_methods(data, settings)}["Pseudo Consistency (ALGO)"]
     assert all(v is not None for v in algo.uncertainty)
     assert 100.0 <= algo.seconds < 101.0  # the local problem alone (plus its ROUGE time)
+    # every problem's plans from elsewhere: no cost at all (None, not 0), and none for an
+    # ensemble that needs the axis, while one without it keeps its cost
+    data[0].steps["plans"][COMPUTED_ON] = "NVIDIA H100 (CUDA)"
+    methods = {m.name: m for m in core_methods(data, settings)}
+    assert methods["Pseudo Consistency (ALGO)"].seconds is None
+    assert methods["Ensemble (LEX+ALGO+FUNC)"].seconds is None and methods["Ensemble − LEX"].seconds is None
+    assert methods["Ensemble − ALGO"].seconds == pytest.approx(methods["Top-5 Entropy"].seconds + methods["Generated Tests (FUNC)"].seconds)
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

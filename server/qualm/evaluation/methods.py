@@ -50,6 +50,12 @@ def _seconds(p: ProblemData, *steps: str) -> float | None:
     return sum(float(p.steps.get(s, {}).get("seconds", 0.0)) for s in steps)
 
 
+def total_seconds(costs: Iterable[float | None]) -> float | None:
+    """A combined method's cost: the sum of its parts', unknown if one of them is."""
+    costs = list(costs)
+    return None if any(c is None for c in costs) else sum(costs)
+
+
 def _plus(seconds: float | None, more: float) -> float | None:
     return None if seconds is None else seconds + more
 
@@ -69,7 +75,7 @@ class _Column:
             self.seconds.append(seconds)
 
     def result(self) -> MethodResult:
-        mean = sum(self.seconds) / len(self.seconds) if self.seconds else 0.0
+        mean = sum(self.seconds) / len(self.seconds) if self.seconds else None
         return MethodResult(self.name, self.family, list(self.values), mean)
 
 
@@ -223,7 +229,7 @@ def ensemble_methods(axes: dict[str, MethodResult], weights: tuple[float, float,
     variants = [(ENSEMBLE, order)] + [(f"Ensemble − {short[d]}", [a for a in order if a != d]) for d in order]
     for name, used in variants:
         values = weighted_ensemble([axes[a].uncertainty for a in used], [weights[order.index(a)] for a in used])
-        seconds = sum(axes[a].seconds for a in used)
+        seconds = total_seconds(axes[a].seconds for a in used)
         out.append(MethodResult(name, "ensemble", values, seconds))
     return out
 

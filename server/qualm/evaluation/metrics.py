@@ -49,7 +49,7 @@ class MethodMetrics:
     prauc: float | None
     n: int  # problems evaluated
     missing: int  # of those, how many had no score and were imputed
-    seconds_per_problem: float
+    seconds_per_problem: float | None  # None: not measured on this machine (computed on another)
 
 
 def is_missing(value: float | None) -> bool:
@@ -213,7 +213,7 @@ def evaluate_method(
     family: str,
     labels: Sequence[bool],
     uncertainty: Sequence[float | None],
-    seconds_per_problem: float,
+    seconds_per_problem: float | None,
 ) -> MethodMetrics:
     """All of one method's metrics on one run."""
     return MethodMetrics(
@@ -223,5 +223,5 @@ def evaluate_method(
         prauc=prauc(labels, uncertainty),
         n=len(labels),
         missing=count_missing(uncertainty),
-        seconds_per_problem=float(seconds_per_problem),
+        seconds_per_problem=None if seconds_per_problem is None else float(seconds_per_problem),
     )

@@ -111,7 +111,7 @@ class MethodResult:
     name: str
     family: str
     uncertainty: list[float | None]  # one per problem, aligned with EvalRun.task_ids
-    seconds: float  # mean wall time per problem of this method
+    seconds: float | None  # mean wall time per problem of this method; None: not measured here
 
 
 @dataclass(frozen=True)
@@ -260,11 +260,10 @@ def _claim_comments_worse_than_random(metrics: dict[str, MethodMetrics]) -> tupl
     return (HELD if value < 0.5 else NOT_HELD), f"{COMMENTS_ONLY} AUROC {_fmt(value)} vs chance .500"
 
 
-def _measured(seconds: float) -> bool:
-    """0 is what a method reports when no problem's time was measured on this machine (methods.py,
-    _Column): its steps were computed elsewhere, so the cost table, the cost plot and claim (f)
-    leave it out."""
-    return seconds > 0
+def _measured(seconds: float | None) -> bool:
+    """None: no problem's time was measured on this machine (methods.py, _Column), its steps were
+    computed elsewhere, so the cost table, the cost plot and claim (f) leave it out."""
+    return seconds is not None
 
 
 def _claim_lexical_cheaper(metrics: dict[str, MethodMetrics]) -> tuple[str, str]:
@@ -530,7 +529,7 @@ def _cost_tables(summaries: Sequence[RunSummary]) -> list[str]:
     return lines
 
 
-def _cost_cell(seconds: float) -> str:
+def _cost_cell(seconds: float | None) -> str:
     return f"{seconds:.2f}" if _measured(seconds) else "—"
 
 
@@ -614,7 +613,8 @@ def render_results_json(summaries: Sequence[RunSummary]) -> str:
             "prauc": "sklearn average_precision_score(label, -uncertainty): positive class = correct",
             "missing": "null uncertainties are imputed with the mean of the method's available values "
                        "before AUROC/PRAUC, so every method is evaluated on the same problems",
-            "seconds_per_problem": "mean wall-clock time per problem of the method",
+            "seconds_per_problem": "mean wall-clock time per problem of the method on the machine that "
+                                   "ran the report; null where every problem's steps were computed on another",
         },
         "runs": [_run_json(s) for s in summaries],
     }
@@ -632,7 +632,7 @@ def load_runs(path: Path) -> list[EvalRun]:
         for r in data["runs"]:
             samples = r["samples"]
             methods = [
-                MethodResult(m["name"], m["family"], [s["uncertainty"].get(m["name"]) for s in samples], float(m["seconds_per_problem"]))
+                MethodResult(m["name"], m["family"], [s["uncertainty"].get(m["name"]) for s in samples], _json_float(m["seconds_per_problem"]))
                 for m in r["methods"]
             ]
             runs.append(EvalRun(

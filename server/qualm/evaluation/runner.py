@@ -14,7 +14,7 @@ from typing import Callable
 from ..model import CancelToken, ModelBackend
 from ..settings import Settings
 from .datasets import Problem
-from .methods import ALGO, FUNC, LEX, ProblemData, calibrated_probability, core_methods
+from .methods import ALGO, FUNC, LEX, ProblemData, calibrated_probability, core_methods, total_seconds
 from .pipeline import STEPS, PipelineOptions, ProblemCache, problem_dir, run_problem, settings_key
 from .report import EvalRun, MethodResult
 
@@ -114,7 +114,7 @@ def calibrated_method(calibration: CalibrationSplit, test: dict[str, MethodResul
     """P(pass) fitted on the calibration split's three axes and labels, applied to this run's axes."""
     axes = (LEX, ALGO, FUNC)
     values = calibrated_probability(list(calibration.axes), calibration.labels, [test[a].uncertainty for a in axes])
-    return MethodResult("P(pass), calibrated", "beyond the paper", values, sum(test[a].seconds for a in axes))
+    return MethodResult("P(pass), calibrated", "beyond the paper", values, total_seconds(test[a].seconds for a in axes))
 
 
 def build_run(dataset: str, model: str, data: list[ProblemData], methods: list[MethodResult], command: str) -> EvalRun:
