@@ -284,7 +284,7 @@ def eval_(
         cal_sets, cal_split = _calibration_source(calibration, datasets) if calibration else (None, None)
     except (datasets.DatasetError, ValueError) as exc:
         raise CliError(str(exc)) from exc
-    cal_ids = {p.task_id for p in cal_sets} if cal_sets is not None else set(cal_split.task_ids) if cal_split else set()
+    cal_ids = set(cal_split.task_ids) if cal_split else {p.task_id for p in cal_sets or ()}
     if any(cal_ids & {p.task_id for p in probs} for _, probs in sets):
         raise CliError("the calibration problems overlap the evaluated ones: fit P(pass) on another split")
     settings = _settings(model, n_gpu_layers, threads, seed=seed)

@@ -25,6 +25,7 @@ from .pipeline import ProblemCache
 from .report import MethodResult
 
 LEX, ALGO, FUNC = "Top-5 Entropy", "Pseudo Consistency (ALGO)", "Generated Tests (FUNC)"
+AXES = (LEX, ALGO, FUNC)  # the three axes in the order of the ensemble's weights
 ENSEMBLE = "Ensemble (LEX+ALGO+FUNC)"
 K_SWEEP = range(1, 11)
 
@@ -223,7 +224,7 @@ def multi_candidate_method(problems: list[ProblemData]) -> MethodResult:
 def ensemble_methods(axes: dict[str, MethodResult], weights: tuple[float, float, float]) -> list[MethodResult]:
     """The paper's ensemble (each axis rank-normalised over the evaluation set, weighted) and its
     drop-one ablations (the remaining weights renormalised)."""
-    order = [LEX, ALGO, FUNC]
+    order = list(AXES)
     short = {LEX: "LEX", ALGO: "ALGO", FUNC: "FUNC"}
     out = []
     variants = [(ENSEMBLE, order)] + [(f"Ensemble − {short[d]}", [a for a in order if a != d]) for d in order]
@@ -266,7 +267,7 @@ def core_methods(problems: list[ProblemData], settings: Settings, extra: Iterabl
     by_name = {m.name: m for m in methods}
     methods += [algorithmic_method(problems), functional_method(problems)]
     by_name.update({m.name: m for m in methods})
-    methods += ensemble_methods({a: by_name[a] for a in (LEX, ALGO, FUNC)}, settings.ensemble.weights)
+    methods += ensemble_methods({a: by_name[a] for a in AXES}, settings.ensemble.weights)
     for add in extra:
         methods += add(problems)
     return methods

@@ -14,7 +14,7 @@ from typing import Callable
 from ..model import CancelToken, ModelBackend
 from ..settings import Settings
 from .datasets import Problem
-from .methods import ALGO, FUNC, LEX, ProblemData, calibrated_probability, core_methods, total_seconds
+from .methods import ALGO, AXES, FUNC, ProblemData, calibrated_probability, core_methods, total_seconds
 from .pipeline import STEPS, PipelineOptions, ProblemCache, problem_dir, run_problem, settings_key
 from .report import EvalRun, MethodResult
 
@@ -80,16 +80,20 @@ class CalibrationSplit:
 
     @classmethod
     def from_problems(cls, name: str, data: list[ProblemData], settings: Settings) -> "CalibrationSplit":
-        found = {m.name: m for m in core_methods(data, settings)}
-        return cls(name, [p.task_id for p in data], [p.label for p in data], tuple(found[a].uncertainty for a in (LEX, ALGO, FUNC)))
+        return cls._of(name, [p.task_id for p in data], [p.label for p in data], core_methods(data, settings))
 
     @classmethod
     def from_run(cls, name: str, run: EvalRun) -> "CalibrationSplit":
         """From a report (results.json) of the calibration split: no model and no cache needed."""
-        missing = [a for a in (LEX, ALGO, FUNC) if run.method(a) is None]
+        return cls._of(name, list(run.task_ids), list(run.labels), run.methods)
+
+    @classmethod
+    def _of(cls, name: str, task_ids: list[str], labels: list[bool], methods: list[MethodResult]) -> "CalibrationSplit":
+        found = {m.name: m for m in methods}
+        missing = [a for a in AXES if a not in found]
         if missing:
             raise ValueError(f"{name}: the calibration run has no {', '.join(missing)} (run it with the three axes)")
-        return cls(name, list(run.task_ids), list(run.labels), tuple(run.method(a).uncertainty for a in (LEX, ALGO, FUNC)))
+        return cls(name, task_ids, labels, tuple(found[a].uncertainty for a in AXES))
 
 
 def methods_for(
@@ -112,9 +116,8 @@ def methods_for(
 
 def calibrated_method(calibration: CalibrationSplit, test: dict[str, MethodResult]) -> MethodResult:
     """P(pass) fitted on the calibration split's three axes and labels, applied to this run's axes."""
-    axes = (LEX, ALGO, FUNC)
-    values = calibrated_probability(list(calibration.axes), calibration.labels, [test[a].uncertainty for a in axes])
-    return MethodResult("P(pass), calibrated", "beyond the paper", values, total_seconds(test[a].seconds for a in axes))
+    values = calibrated_probability(list(calibration.axes), calibration.labels, [test[a].uncertainty for a in AXES])
+    return MethodResult("P(pass), calibrated", "beyond the paper", values, total_seconds(test[a].seconds for a in AXES))
 
 
 def build_run(dataset: str, model: str, data: list[ProblemData], methods: list[MethodResult], command: str) -> EvalRun:
