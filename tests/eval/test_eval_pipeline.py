@@ -12,7 +12,7 @@ import pytest
 from qualm.evaluation.datasets import humaneval
 from qualm.evaluation.methods import core_methods
 from qualm.evaluation.pipeline import STEPS, PipelineOptions, ProblemCache, problem_dir, run_problem, settings_key
-from qualm.evaluation.runner import EvalPlan, collect
+from qualm.evaluation.runner import CalibrationSplit, EvalPlan, collect
 from qualm.model import CancelToken
 from qualm.settings import Settings
 from qualm.trace import TokenRecord, Trace
@@ -106,6 +106,10 @@ def test_core_methods_from_the_cache(tmp_path: Path):
     assert by_name["Generated Tests (FUNC)"].uncertainty[0] == 0.0
     assert by_name["Ensemble (LEX+ALGO+FUNC)"].uncertainty[0] == pytest.approx(0.5)  # one problem: every rank is 0.5
     assert all(m.seconds >= 0 for m in by_name.values())
+    # the same three axes are what P(pass) is fitted on when this split is the calibration split
+    split = CalibrationSplit.from_problems("he", data, settings)
+    assert split.task_ids == ["HumanEval/0"] and split.labels == [data[0].label]
+    assert split.axes == tuple(by_name[a].uncertainty for a in ("Top-5 Entropy", "Pseudo Consistency (ALGO)", "Generated Tests (FUNC)"))
 
 
 def test_steps_computed_on_another_machine_count_for_values_but_not_for_cost(tmp_path: Path):
