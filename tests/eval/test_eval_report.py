@@ -21,8 +21,10 @@ from qualm.evaluation.report import (
     NOT_TESTED,
     EvalRun,
     MethodResult,
+    axis_correlations,
     check_claims,
     load_runs,
+    render_table,
     summarise,
     write_report,
 )
@@ -312,3 +314,14 @@ def test_qualm_report_refuses_a_file_that_is_not_results_json(tmp_path):
     assert done.returncode == 2
     assert "not a qualm eval results.json" in done.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_correlations_leave_out_pairs_with_an_axis_not_run():
+    run = EvalRun(
+        "MBPP", "tiny-model", TASKS, LABELS,
+        [method("Top-5 Entropy", "ours", 3), method("Generated Tests (FUNC)", "ours", 1)],
+        "qualm eval --dataset mbpp --methods lexical,functional",
+    )
+    pairs = [c.pair for c in axis_correlations(run)]
+    assert pairs == ["FUNC vs LEX"]
+    assert "ALGO vs" not in render_table([summarise(run)])

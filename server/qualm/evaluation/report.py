@@ -185,12 +185,13 @@ def summarise(run: EvalRun) -> RunSummary:
 
 
 def axis_correlations(run: EvalRun) -> list[Correlation]:
-    """Pearson and Spearman between the three axes' raw scores (pairwise complete problems)."""
+    """Pearson and Spearman between the three axes' raw scores (pairwise complete problems).
+
+    A pair with an axis the run did not compute is left out rather than shown as an empty row."""
     out = []
     for a, b, pair in AXIS_PAIRS:
         ma, mb = run.method(a), run.method(b)
         if ma is None or mb is None:
-            out.append(Correlation(pair, a, b, None, None, 0))
             continue
         out.append(
             Correlation(
