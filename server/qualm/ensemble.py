@@ -16,9 +16,11 @@ from __future__ import annotations
 import bisect
 import json
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Mapping
+
+from .model.identity import ModelIdentity
 
 AXES = ("lexical", "algorithmic", "functional")
 CALIBRATION_VERSION = 1
@@ -60,7 +62,7 @@ class Calibration:
         path.write_text(json.dumps(data, indent=1) + "\n")
 
     @classmethod
-    def load(cls, path: Path) -> "Calibration":
+    def load(cls, path: Path) -> Calibration:
         try:
             data = json.loads(path.read_text())
             if data.get("version") != CALIBRATION_VERSION:
@@ -87,7 +89,7 @@ def new_calibration(model: str, model_sha256: str, dataset: str, rows: list[dict
     return Calibration(model, model_sha256, dataset, len(rows), scores, dict(settings), time.strftime("%Y-%m-%d"))
 
 
-def find_calibration(model_sha256: str, explicit: str | None, user_dir: Path) -> Calibration | None:
+def find_calibration(model: ModelIdentity, explicit: str | None, user_dir: Path) -> Calibration | None:
     """An explicit file, else one made by `qualm calibrate` for this model, else a shipped one."""
     if explicit:
         return Calibration.load(Path(explicit).expanduser())
@@ -97,7 +99,7 @@ def find_calibration(model_sha256: str, explicit: str | None, user_dir: Path) ->
                 cal = Calibration.load(path)
             except CalibrationError:
                 continue
-            if cal.model_sha256 == model_sha256:
+            if model.matches(cal.model_sha256):
                 return cal
     return None
 

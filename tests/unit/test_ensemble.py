@@ -3,6 +3,7 @@ import json
 import pytest
 
 from qualm.ensemble import Calibration, CalibrationError, ensemble, find_calibration, new_calibration
+from qualm.model.identity import ModelIdentity
 
 
 def cal(tmp_path=None):
@@ -34,8 +35,8 @@ def test_save_load_and_find(tmp_path):
     c.save(tmp_path / "x.json")
     loaded = Calibration.load(tmp_path / "x.json")
     assert loaded.scores == c.scores and loaded.model_sha256 == "abc"
-    assert find_calibration("abc", None, tmp_path).path == str(tmp_path / "x.json")
-    assert find_calibration("other", None, tmp_path) is None
+    assert find_calibration(ModelIdentity("gguf", "abc", "m"), None, tmp_path).path == str(tmp_path / "x.json")
+    assert find_calibration(ModelIdentity("gguf", "other", "m"), None, tmp_path) is None
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(CalibrationError):
         Calibration.load(tmp_path / "bad.json")

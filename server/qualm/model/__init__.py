@@ -1,30 +1,34 @@
-"""Model access: locate or assemble a GGUF, load it behind the :class:`ModelBackend` interface."""
+"""Model access: a backend chosen by ``model.backend`` (``qualm.backends``), behind :class:`ModelBackend`."""
 
 from __future__ import annotations
 
+from ..backends import BACKENDS, UnknownBackend, backend_entry
 from ..settings import ModelSettings
-from .backend import CancelToken, GenerationOptions, ModelBackend, ModelInfo, ModelRuntimeError
-from .files import DEFAULT_MODEL, ModelFileError, resolve_model_path
+from .backend import CancelToken, Capabilities, GenerationOptions, ModelBackend, ModelInfo, ModelRuntimeError
+from .files import DEFAULT_MODEL, ModelFileError
+from .identity import ModelIdentity
 
 
 def load_model(settings: ModelSettings) -> ModelBackend:
-    """Load the configured model (the default model when no path is set).
+    """Load the configured model with the configured backend (the default GGUF when no path is set).
 
-    Raises :class:`ModelFileError` with a one-line message that says what to do.
+    Raises :class:`ModelFileError` (or :class:`UnknownBackend`) with a one-line message that says what to do.
     """
-    from .llama_cpp_backend import LlamaCppBackend  # noqa: PLC0415 - heavy native import
-
-    path, known = resolve_model_path(settings.path)
-    return LlamaCppBackend(path, settings, display_name=known.display_name if known else None)
+    backend: ModelBackend = backend_entry(settings.backend).load(settings)
+    return backend
 
 
 __all__ = [
+    "BACKENDS",
+    "Capabilities",
     "CancelToken",
     "DEFAULT_MODEL",
     "GenerationOptions",
     "ModelBackend",
     "ModelFileError",
+    "ModelIdentity",
     "ModelInfo",
     "ModelRuntimeError",
+    "UnknownBackend",
     "load_model",
 ]

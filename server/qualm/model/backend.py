@@ -7,11 +7,13 @@ backend, for example an OpenAI-compatible HTTP server, can be added without touc
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence
+from typing import Protocol
 
 from ..prompts import ChatPrompt
 from ..trace import TokenRecord, Trace
+from .identity import ModelIdentity
 
 
 class CancelToken:
@@ -42,18 +44,45 @@ class GenerationOptions:
 
 
 @dataclass(frozen=True)
+class Capabilities:
+    """What a backend can do; callers ask this instead of knowing which backend they hold."""
+
+    exact_entropy: bool  # entropy over the full next-token distribution (else a bound from the top N)
+    teacher_forcing: bool  # score(): records for text the model did not write
+    parallel_sequences: bool  # generate_batch() decodes samples together over one shared prompt
+    gpu: bool  # layers run on a GPU (or the server behind it does)
+    max_alternatives: int  # most alternatives a token record can carry
+
+    def describe(self) -> str:
+        words = [
+            "exact entropy" if self.exact_entropy else "entropy bounds",
+            "scoring existing code" if self.teacher_forcing else "no scoring of existing code",
+            "parallel samples" if self.parallel_sequences else "samples one at a time",
+            "GPU" if self.gpu else "CPU",
+        ]
+        return ", ".join(words)
+
+
+@dataclass(frozen=True)
 class ModelInfo:
+    """What callers may know about a loaded model, whatever the backend."""
+
     name: str
-    path: str
-    size_bytes: int
+    identity: ModelIdentity
+    backend: str  # the registry name: "llama_cpp", ...
+    capabilities: Capabilities
     context_length: int  # the context qualm runs with
-    trained_context_length: int
     vocab_size: int
-    n_threads: int
-    n_gpu_layers: int
-    backend: str
-    build: str  # the backend's own description of its build (CPU features, GPU)
+    # The backend's own facts for people (path, size, threads, GPU layers, build), in display order.
+    details: tuple[tuple[str, str], ...] = ()
     chat_template: str = ""
+
+    def detail(self, key: str, default: str = "") -> str:
+        return dict(self.details).get(key, default)
+
+    def summary(self) -> str:
+        """One line for a log: name, backend and what it can do."""
+        return f"{self.name} on {self.backend} ({self.capabilities.describe()})"
 
 
 OnToken = Callable[[TokenRecord], None]
@@ -86,8 +115,9 @@ class ModelBackend(Protocol):
         """Several samples at once (plans, self-tests); a backend may decode them in parallel."""
         ...
 
-    def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None) -> Trace:
-        """Teacher-forced: records for each token of ``text`` as if the model had written it."""
+    def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
+        """Teacher-forced: records for each token of ``text`` as if the model had written it, each
+        with the model's ``top_alternatives`` likeliest tokens at that place."""
         ...
 
     def close(self) -> None: ...

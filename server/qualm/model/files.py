@@ -17,9 +17,9 @@ import subprocess
 import sys
 import tempfile
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from platformdirs import user_cache_dir
 
@@ -126,7 +126,7 @@ def verify_known(path: Path, model: KnownModel) -> None:
     """Size and hash check of an assembled known model; says how to rebuild it."""
     check_gguf(path)
     size = path.stat().st_size
-    fix = f"run `qualm model fetch --force` to assemble it again"
+    fix = "run `qualm model fetch --force` to assemble it again"
     if size != model.size:
         raise ModelFileError(f"{model.display_name} at {path} has {size:,} bytes, expected {model.size:,} (truncated or corrupt): {fix}")
     digest = cached_sha256(path)

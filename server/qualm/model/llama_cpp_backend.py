@@ -13,8 +13,8 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -22,8 +22,9 @@ from ..entropy import EntropyMeter, sample_top_p
 from ..prompts import ChatPrompt, thinking_off_marker
 from ..settings import ModelSettings
 from ..trace import Alternative, Trace
-from .backend import CancelToken, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken
-from .files import ModelFileError
+from .backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken
+from .files import ModelFileError, resolve_model_path
+from .identity import gguf_identity
 from .text_stream import TextStream, TokenStats
 
 log = logging.getLogger("qualm.model")
@@ -125,17 +126,29 @@ class LlamaCppBackend:
         self._add_bos = bool(lc.llama_vocab_get_add_bos(self._vocab))
         self._chat_template = self._meta("tokenizer.chat_template") or ""
         name = display_name or self._meta("general.name") or path.stem
+        gpu_layers = settings.n_gpu_layers
         self._info = ModelInfo(
             name=name,
-            path=str(path),
-            size_bytes=path.stat().st_size,
+            identity=gguf_identity(path, name),
+            backend="llama_cpp",
+            capabilities=Capabilities(
+                exact_entropy=True,
+                teacher_forcing=True,
+                parallel_sequences=True,
+                gpu=gpu_layers != 0 and bool(lc.llama_supports_gpu_offload()),
+                max_alternatives=20,
+            ),
             context_length=self._n_ctx,
-            trained_context_length=int(lc.llama_model_n_ctx_train(self._model)),
             vocab_size=self.n_vocab,
-            n_threads=self._n_threads,
-            n_gpu_layers=settings.n_gpu_layers,
-            backend=f"llama.cpp (llama-cpp-python {getattr(lc, '__version__', '?')})",
-            build=self._system_info.strip(),
+            details=(
+                ("path", str(path)),
+                ("size", f"{path.stat().st_size:,} bytes"),
+                ("trained context", f"{int(lc.llama_model_n_ctx_train(self._model)):,} tokens"),
+                ("threads", str(self._n_threads)),
+                ("GPU layers", str(gpu_layers)),
+                ("runtime", f"llama.cpp (llama-cpp-python {getattr(lc, '__version__', '?')})"),
+                ("build", self._system_info.strip()),
+            ),
             chat_template=self._chat_template,
         )
         self._closed = False
@@ -218,7 +231,7 @@ class LlamaCppBackend:
         # numbers (a reused prefix shifts logits slightly through different batch shapes).
         self._main.clear()
 
-    def _eval_prompt(self, tokens: list[int], ctx: "_Context | None" = None, seq: int = 0) -> None:
+    def _eval_prompt(self, tokens: list[int], ctx: _Context | None = None, seq: int = 0) -> None:
         ctx = ctx or self._main
         for i in range(0, len(tokens), ctx.n_batch):
             chunk = tokens[i : i + ctx.n_batch]
@@ -229,7 +242,7 @@ class LlamaCppBackend:
         if needed > self._n_ctx:
             raise ModelRuntimeError(f"{what} needs {needed} tokens but the context holds {self._n_ctx}; raise qualm.model.n_ctx")
 
-    def _stats(self, meter: EntropyMeter, logits: np.ndarray, sampler: "_NumpySampler | _Forced | None") -> TokenStats:
+    def _stats(self, meter: EntropyMeter, logits: np.ndarray, sampler: _NumpySampler | _Forced | None) -> TokenStats:
         """Entropy and alternatives of this step, and the chosen token (the argmax without a sampler)."""
         d = meter.measure(logits)
         chosen = None if sampler is None else sampler.draw(logits, d)
@@ -238,7 +251,7 @@ class LlamaCppBackend:
         prob = float(d.top_probs[0]) if chosen is None else d.prob_of(logits, token)
         return TokenStats(token_id=token, entropy=d.entropy, prob=prob, alternatives=alts)
 
-    def _sampler(self, options: GenerationOptions) -> "_NumpySampler | None":
+    def _sampler(self, options: GenerationOptions) -> _NumpySampler | None:
         return None if options.greedy else _NumpySampler(options)
 
     def generate(
@@ -292,14 +305,14 @@ class LlamaCppBackend:
                 seconds=time.perf_counter() - t0,
             )
 
-    def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None) -> Trace:
+    def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
         with self._lock:
             self._ensure_open()
             t0 = time.perf_counter()
             rendered, ptoks = self._prompt_tokens(prompt)
             ttoks = self.tokenize(text, add_special=False, parse_special=False)
             self._check_room(len(ptoks) + len(ttoks), "scoring this code")
-            meter = EntropyMeter(self.n_vocab, 5)
+            meter = EntropyMeter(self.n_vocab, top_alternatives)
             stream = TextStream(())
             self._reset()
             # The prompt's last position predicts the first text token.
@@ -407,7 +420,7 @@ class LlamaCppBackend:
                 )
             return traces
 
-    def _advance(self, st: "_Sample", ctx: "_Context", row: int, meter: EntropyMeter) -> None:
+    def _advance(self, st: _Sample, ctx: _Context, row: int, meter: EntropyMeter) -> None:
         """Choose the next token of one sample from logits row ``row`` and record it."""
         stats = self._stats(meter, ctx.logits(row), st.sampler)
         if self._lc.llama_vocab_is_eog(self._vocab, stats.token_id):
@@ -422,7 +435,7 @@ class LlamaCppBackend:
             st.next_token = stats.token_id
             st.next_pos = st.prompt_len + st.generated - 1
 
-    def _multi_context(self, n_seq: int) -> "_Context":
+    def _multi_context(self, n_seq: int) -> _Context:
         s = self._settings
         if n_seq > s.max_parallel_sequences:
             raise ModelRuntimeError(f"{n_seq} parallel samples exceed qualm.model.max_parallel_sequences ({s.max_parallel_sequences})")
@@ -446,7 +459,7 @@ class LlamaCppBackend:
                 self._multi.free()
             self._lc.llama_model_free(self._model)
 
-    def __enter__(self) -> "LlamaCppBackend":
+    def __enter__(self) -> LlamaCppBackend:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -574,3 +587,9 @@ class _Forced:
 
     def draw(self, logits: np.ndarray, d) -> int:
         return self.token
+
+
+def load(settings: ModelSettings) -> LlamaCppBackend:
+    """The registry's loader: the configured GGUF, or the default model assembled in the cache."""
+    path, known = resolve_model_path(settings.path)
+    return LlamaCppBackend(path, settings, display_name=known.display_name if known else None)

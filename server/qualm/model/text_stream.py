@@ -8,8 +8,8 @@ still be cut are held back until they are certain: streamed records are final, n
 from __future__ import annotations
 
 import codecs
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from ..trace import Alternative, TokenRecord
 
