@@ -11,14 +11,14 @@ from dataclasses import dataclass
 
 CODE_FENCE = "```"
 
-CODE_GENERATION = """Complete the following Python Code:
+CODE_GENERATION = """Complete the following {language} Code:
 
 {problem_description}
 
 Output only the complete code with brief comments, when you output ```,
 the code should be complete and executable and you should stop immediately."""
 
-CODE_GENERATION_PREFILL = "Here are the complete codes for this problem:\n```python\n"
+CODE_GENERATION_PREFILL = "Here are the complete codes for this problem:\n```{fence}\n"
 
 
 PLAN_GENERATION = """Read the problem and describe the solution logic in a step-by-step plan.
@@ -75,10 +75,11 @@ class ChatPrompt:
     name: str = "custom"
 
 
-def code_generation(problem_description: str) -> ChatPrompt:
+def code_generation(problem_description: str, language: str = "Python", fence: str = "python") -> ChatPrompt:
+    """The paper's code prompt; ``language`` and ``fence`` are the language's words (``qualm.lang``)."""
     return ChatPrompt(
-        user=CODE_GENERATION.format(problem_description=problem_description.strip("\n")),
-        assistant_prefix=CODE_GENERATION_PREFILL,
+        user=CODE_GENERATION.format(problem_description=problem_description.strip("\n"), language=language),
+        assistant_prefix=CODE_GENERATION_PREFILL.format(fence=fence),
         stop=(CODE_FENCE,),
         name="code_generation",
     )

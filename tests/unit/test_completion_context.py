@@ -1,4 +1,9 @@
-from qualm.completion_context import completion_context, reindent
+from qualm.engine.placement import PrefixTrimmer, Reindenter
+from qualm.lang.python.completion import completion_context
+
+
+def reindent(text: str, indent: str) -> str:
+    return Reindenter(indent).feed(text)
 
 DOC = '''import math
 from typing import List
@@ -71,8 +76,6 @@ def test_reindent_puts_the_method_indentation_back_after_the_first_line():
 
 
 def test_reindenter_fed_token_by_token_gives_the_same_text_as_at_once():
-    from qualm.completion_context import Reindenter
-
     pieces = ["total", " =", " 0\n", "\n", "    for", " x in xs:\n        total", " +=", " x\n", "    return total"]
     stream = Reindenter("    ")
     streamed = "".join(stream.feed(p) for p in pieces)
@@ -81,8 +84,6 @@ def test_reindenter_fed_token_by_token_gives_the_same_text_as_at_once():
 
 
 def test_whitespace_before_the_cursor_is_left_out_of_the_prompt_and_trimmed_from_the_completion():
-    from qualm.completion_context import PrefixTrimmer
-
     text = 'def f(xs):\n    """Sum."""\n    '
     ctx = completion_context(text, len(text))
     assert ctx.heal == "    "

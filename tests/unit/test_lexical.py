@@ -3,6 +3,7 @@ import math
 import numpy as np
 import pytest
 
+from qualm.lang import PYTHON
 from qualm.signals.lexical import lexical_report, scores_of, top_k_mean
 from qualm.trace import TokenRecord, Trace
 
@@ -46,7 +47,7 @@ def test_report_splits_code_and_comments():
         toks.append(rec(i, p, pos, e, 0.5))
         pos += len(p)
     assert "".join(pieces) == text
-    report = lexical_report(Trace(text=text, tokens=tuple(toks), model="m", mode="greedy"), k=2)
+    report = lexical_report(PYTHON.annotate_scopes(Trace(text=text, tokens=tuple(toks), model="m", mode="greedy")), k=2)
     assert report.comment.n_tokens == 3
     assert report.comment.max_entropy == 3.5
     assert report.code.n_tokens == 5

@@ -1,6 +1,9 @@
 import pytest
 
-from qualm.pysource import SourceError, find_function, functions_in
+from qualm.lang import PYTHON, SourceError
+from qualm.lang.python.source import functions_in
+
+find_function = PYTHON.find_function
 
 SRC = '''"""Module."""
 import os
@@ -57,7 +60,7 @@ def test_errors_name_the_problem():
 
 
 def test_function_at_finds_the_innermost_function_holding_a_line():
-    from qualm.pysource import SourceError, function_at
+    function_at = PYTHON.function_at
 
     text = "import os\n\nclass A:\n    def f(self):\n        def g():\n            return 1\n        return g()\n\ndef h():\n    pass\n"
     assert function_at(text, 4).name == "A.f"
@@ -69,7 +72,7 @@ def test_function_at_finds_the_innermost_function_holding_a_line():
 
 
 def test_docstring_of_a_function_or_a_bare_task():
-    from qualm.pysource import docstring_of
+    from qualm.lang.python.source import docstring_of
 
     assert docstring_of('def f(x):\n    """Double x."""\n    return 2 * x\n', "f") == "Double x."
     assert docstring_of('"""Write a function.\nassert f(1) == 2\n"""\n') == "Write a function.\nassert f(1) == 2"
@@ -78,7 +81,7 @@ def test_docstring_of_a_function_or_a_bare_task():
 
 
 def test_with_docstring_puts_the_task_under_the_signature():
-    from qualm.pysource import docstring_of, find_function, with_docstring
+    from qualm.lang.python.source import docstring_of, with_docstring
 
     src = 'import math\n\ndef f(\n    x,  # a number\n):\n    # start\n    return math.sqrt(x)\n'
     out = with_docstring(src, "f", 'Square root; keeps \\ and """ as they are.\nassert f(4) == 2')

@@ -1,4 +1,7 @@
-from qualm.scopes import annotate_scopes, scope_spans
+from qualm.lang import PYTHON
+from qualm.lang.python.scopes import scope_spans
+
+annotate_scopes = PYTHON.annotate_scopes
 from qualm.trace import TokenRecord, Trace
 
 SOURCE = '''"""Module docstring."""

@@ -10,7 +10,8 @@ Every score is oriented so that larger means more uncertain:
 * ``max_probability``   max over tokens of (1 - p) = 1 - the smallest chosen-token probability
 
 Each is computed on all tokens, on code tokens only, and on comment tokens only (comments and
-docstrings); a scope with no tokens gives ``None``, never a number.
+docstrings); a scope with no tokens gives ``None``, never a number. Which tokens are comments is
+the language's business: traces arrive with their scopes set.
 """
 
 from __future__ import annotations
@@ -19,7 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..scopes import annotate_scopes
 from ..trace import TokenRecord, Trace
 
 SCOPES = ("all", "code", "comment")
@@ -76,8 +76,10 @@ def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope
 
 
 def lexical_report(trace: Trace, k: int = 5) -> LexicalReport:
-    tokens = trace.tokens if all(t.scope for t in trace.tokens) else annotate_scopes(trace).tokens
-    code = [t for t in tokens if t.scope == "code"]
+    """Scores over all tokens and per scope; the caller sets scopes (``Language.annotate_scopes``),
+    and a token without one counts as code."""
+    tokens = trace.tokens
+    code = [t for t in tokens if t.scope in ("code", None)]
     comment = [t for t in tokens if t.scope in ("comment", "docstring")]
     return LexicalReport(
         all=scores_of(tokens, k, "all"),

@@ -1,35 +1,11 @@
-"""Functions in a Python source file: where they are, their problem description, their body.
-
-The *problem description* is what the paper gives the model: the file's imports, then the
-function's signature and docstring. The *candidate* is the function's own source.
-"""
+"""Functions in a Python source file (the standard ``ast``): where they are, their header, their body."""
 
 from __future__ import annotations
 
 import ast
 import textwrap
-from dataclasses import dataclass
 
-
-class SourceError(ValueError):
-    """The source does not parse, or a named function is not in it."""
-
-
-@dataclass(frozen=True)
-class FunctionSource:
-    name: str  # qualified: "Class.method" for methods
-    line: int  # 1-based line of ``def`` (decorators above it are not part of the function here)
-    end_line: int
-    col: int
-    source: str  # the function's text, dedented
-    header: str  # signature and docstring, dedented
-    body_offset: int  # character offset in ``source`` where the body after the docstring starts
-    imports: str  # the file's top-level import statements
-
-    @property
-    def problem_description(self) -> str:
-        parts = [self.imports, self.header.rstrip() + "\n"] if self.imports else [self.header.rstrip() + "\n"]
-        return "\n".join(parts)
+from ..base import FunctionSource, SourceError
 
 
 def parse_module(text: str, filename: str = "<source>") -> ast.Module:
@@ -64,28 +40,6 @@ def functions_in(text: str, filename: str = "<source>") -> list[FunctionSource]:
 
     visit(tree.body, "")
     return found
-
-
-def function_at(text: str, line: int, filename: str = "<source>") -> FunctionSource:
-    """The innermost function whose lines (1-based, ``def`` to its last line) hold ``line``."""
-    inside = [fn for fn in functions_in(text, filename) if fn.line <= line <= fn.end_line]
-    if not inside:
-        raise SourceError(f"{filename}: line {line} is not inside a function")
-    return max(inside, key=lambda fn: fn.line)
-
-
-def find_function(text: str, name: str, filename: str = "<source>") -> FunctionSource:
-    functions = functions_in(text, filename)
-    for fn in functions:
-        if fn.name == name:
-            return fn
-    matches = [fn for fn in functions if fn.name.split(".")[-1] == name]
-    if len(matches) == 1:
-        return matches[0]
-    known = ", ".join(fn.name for fn in functions) or "none"
-    if len(matches) > 1:
-        raise SourceError(f"{filename}: '{name}' is ambiguous; use one of {', '.join(m.name for m in matches)}")
-    raise SourceError(f"{filename}: no function named '{name}' (functions here: {known})")
 
 
 def docstring_of(text: str, name: str | None = None) -> str | None:

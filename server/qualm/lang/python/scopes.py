@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import io
 import tokenize
-from bisect import bisect_right
-from dataclasses import replace
 
-from .trace import Scope, TokenRecord, Trace
+from ...trace import Scope
 
 _HEADER_KEYWORDS = {"def", "class", "async"}
 
@@ -55,19 +53,3 @@ def _opens_docstring(previous_line: list[tokenize.TokenInfo]) -> bool:
         return True
     first = previous_line[0].string
     return first in _HEADER_KEYWORDS and previous_line[-1].string == ":"
-
-
-def annotate_scopes(trace: Trace) -> Trace:
-    """The trace with each token's ``scope`` set (by its first non-blank character)."""
-    spans = scope_spans(trace.text)
-    starts = [s for s, _, _ in spans]
-    tokens = []
-    for rec in trace.tokens:
-        lead = len(rec.text) - len(rec.text.lstrip())
-        at = rec.start + lead if lead < len(rec.text) else rec.start
-        i = bisect_right(starts, at) - 1
-        scope: Scope = "code"
-        if i >= 0 and spans[i][0] <= at < spans[i][1]:
-            scope = spans[i][2]
-        tokens.append(replace(rec, scope=scope))
-    return trace.with_tokens(tuple(tokens))

@@ -10,25 +10,14 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
 
-from . import prompts
+from ... import prompts
+from ..base import CompletionContext
 
 _DEF = re.compile(r"^(?P<indent>[ \t]*)(?:async[ \t]+)?def[ \t]+(?P<name>\w+)")
 _IMPORT = re.compile(r"^(?:import|from)[ \t]+\S")
 _CONTEXT_LINES = 60  # outside any function: this many lines before the cursor
-
-
-@dataclass(frozen=True)
-class CompletionContext:
-    prompt: prompts.ChatPrompt
-    function: str | None  # the enclosing function's name, if any
-    indent: str  # the function's own indentation, removed in the prompt; put back on insertion
-    written: str  # the code before the cursor (dedented)
-    # Whitespace right before the cursor, left out of the prompt: a prompt that ends in spaces makes
-    # the model start with an odd token (" #" after four spaces instead of "    #"). The model writes
-    # it again and the completion drops it (see PrefixTrimmer).
-    heal: str = ""
+DISPLAY_NAME, FENCE = "Python", "python"  # the words of the paper's prompt for this language
 
 
 def completion_context(text: str, offset: int) -> CompletionContext:
@@ -75,7 +64,7 @@ def _enclosing_def(lines: list[str]) -> int | None:
 
 
 def _prompt(problem: str, imports: str, written: str) -> prompts.ChatPrompt:
-    base = prompts.code_generation(problem)
+    base = prompts.code_generation(problem, DISPLAY_NAME, FENCE)
     # The reply starts like a complete answer would: the imports, then the code so far.
     prefix = "" if not imports or written.startswith(imports) else imports + "\n"
     return prompts.ChatPrompt(
@@ -117,53 +106,3 @@ def _header(written: str) -> str:
     if doc:
         header += rest[: doc.end()].split("\n")
     return textwrap.dedent("\n".join(header)).rstrip() + "\n"
-
-
-class PrefixTrimmer:
-    """Drops the healed whitespace (:attr:`CompletionContext.heal`) from the start of the stream, as far
-    as the model wrote it again; the document already has it before the cursor."""
-
-    def __init__(self, prefix: str) -> None:
-        self.rest = prefix
-
-    def feed(self, text: str) -> str:
-        if not self.rest:
-            return text
-        n = 0
-        while n < len(text) and n < len(self.rest) and text[n] == self.rest[n]:
-            n += 1
-        # Either the whole token was prefix (more may follow), or the prefix is used up, or the model
-        # went another way: in the last two cases trimming stops here.
-        self.rest = self.rest[n:] if n == len(text) else ""
-        return text[n:]
-
-
-class Reindenter:
-    """Puts the function's indentation back on each line the model starts, token by token.
-
-    The model writes a dedented function; a method's completion must be indented again. Fed the
-    tokens in order, it indents the first character of every line after a line break (blank lines
-    stay blank, with no trailing whitespace), so a streamed prefix and the final text agree.
-    """
-
-    def __init__(self, indent: str) -> None:
-        self.indent = indent
-        self._at_line_start = False
-
-    def feed(self, text: str) -> str:
-        if not self.indent:
-            return text
-        out: list[str] = []
-        for ch in text:
-            if ch == "\n":
-                self._at_line_start = True
-            elif self._at_line_start:
-                out.append(self.indent)
-                self._at_line_start = False
-            out.append(ch)
-        return "".join(out)
-
-
-def reindent(continuation: str, indent: str) -> str:
-    """The whole continuation re-indented at once (the first line continues the cursor's line)."""
-    return Reindenter(indent).feed(continuation)

@@ -1,0 +1,22 @@
+"""Python: everything qualm knows that is specific to Python, behind one :class:`Language` value."""
+
+from __future__ import annotations
+
+from ..base import Language
+from .completion import DISPLAY_NAME, FENCE, completion_context
+from .scopes import scope_spans
+from .source import functions_in
+
+PYTHON = Language(
+    name="python",
+    display_name=DISPLAY_NAME,
+    language_ids=("python",),
+    file_suffixes=(".py", ".pyi"),
+    fence=FENCE,
+    functions_in=functions_in,
+    scope_spans=scope_spans,
+    completion_context=completion_context,
+    runs_tests=True,  # the sandbox runs the model's assert tests with this interpreter
+)
+
+__all__ = ["PYTHON"]
