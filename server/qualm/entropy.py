@@ -82,11 +82,6 @@ class EntropyMeter:
         return ids, probs
 
 
-def entropy_of_logits(logits: np.ndarray) -> float:
-    """Convenience for one-off use (tests, scoring): the entropy in nats."""
-    return EntropyMeter(int(logits.shape[0]), top_k=1).measure(np.asarray(logits, dtype=np.float32)).entropy
-
-
 def sample_top_p(logits: np.ndarray, d: Distribution, temperature: float, top_p: float, rng: np.random.Generator) -> int:
     """Temperature, then nucleus (top-p), then a draw: the paper's (vLLM's) sampling order.
 

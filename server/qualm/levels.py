@@ -6,6 +6,12 @@ from typing import Literal
 
 Level = Literal["confident", "low", "medium", "high"]
 LEVELS: tuple[Level, ...] = ("confident", "low", "medium", "high")
+LEVEL_WORDS: dict[Level, str] = {
+    "confident": "confident",
+    "low": "slightly uncertain",
+    "medium": "uncertain",
+    "high": "very uncertain",
+}
 
 
 def level_of(entropy: float, thresholds: tuple[float, float, float]) -> Level:

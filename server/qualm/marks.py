@@ -7,8 +7,9 @@ a mark never sits on text it no longer describes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import Generic, Iterable, TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 
@@ -42,11 +43,3 @@ def apply_edit(marks: Iterable[Mark[T]], edit: Edit) -> list[Mark[T]]:
             out.append(replace(m, start=m.start + edit.delta, end=m.end + edit.delta))
         # otherwise the edit touched the mark's text: the mark no longer describes it
     return out
-
-
-def apply_edits(marks: Iterable[Mark[T]], edits: Iterable[Edit]) -> list[Mark[T]]:
-    """Edits in the order the editor applied them (each in the coordinates after the previous)."""
-    current = list(marks)
-    for e in edits:
-        current = apply_edit(current, e)
-    return current

@@ -11,10 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from lsp_session import DOC
 
 from qualm.model.files import cache_dir
-
-from test_server import DOC
 
 pytestmark = pytest.mark.model
 

@@ -9,9 +9,8 @@ import random
 import time
 
 import pytest
+from lsp_session import DOC, URI, Session, run
 from lsprotocol import types as t
-
-from test_server import DOC, URI, Session, run
 
 pytestmark = pytest.mark.model
 
@@ -52,7 +51,7 @@ def plausible(rng: random.Random):
         {"textDocument": doc, "position": pos},
         {"textDocument": doc, "position": pos, "options": {"maxTokens": rng.choice([0, 1, -5, "many"])}},
         {"command": rng.choice(["qualm.assessFunction", "qualm.clear", "qualm.status", "qualm.nope"]), "arguments": [junk(rng) for _ in range(rng.randint(0, 3))]},
-        {"textDocument": doc, "traceId": "nope", "range": {"start": pos, "end": pos}},
+        {"textDocument": doc, "text": rng.choice(["", "nope", "return", 7]), "range": {"start": pos, "end": pos}},
     ])
 
 

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import replace
 
 import pytest
 
-from qualm.assess import assess_function
+from qualm.engine import assess_function
 from qualm.ensemble import new_calibration
-from qualm.pysource import find_function
-from qualm.settings import Settings
+from qualm.lang import PYTHON
+
+find_function = PYTHON.find_function
 from qualm.trace import Trace
 
 pytestmark = pytest.mark.model
@@ -156,7 +156,7 @@ def test_cli_assess_json(tmp_path):
 
 
 def test_cancelling_stops_the_assessment(backend, small):
-    from qualm.assess import AssessmentCancelled
+    from qualm.engine import AssessmentCancelled
     from qualm.model import CancelToken
 
     cancel = CancelToken()

@@ -30,7 +30,7 @@ def greedy(backend, prompt):
 def test_default_model_is_the_expected_file(backend):
     info = backend.info
     assert info.name == DEFAULT_MODEL.display_name
-    assert info.size_bytes == DEFAULT_MODEL.size
+    assert info.detail("size") == f"{DEFAULT_MODEL.size:,} bytes" and info.identity.digest == DEFAULT_MODEL.sha256
     assert info.vocab_size == 151_936
 
 
@@ -38,7 +38,7 @@ def test_generates_a_solution_that_stops_at_the_fence(greedy):
     trace, _ = greedy
     assert trace.stop_reason == "fence"
     assert "def strlen" in trace.text and "```" not in trace.text
-    assert trace.mode == "greedy" and trace.prompt.endswith(prompts.CODE_GENERATION_PREFILL)
+    assert trace.mode == "greedy" and trace.prompt.endswith(prompts.code_generation("").assistant_prefix)
 
 
 def test_one_record_per_generated_token_streamed_once_in_order(backend, greedy):

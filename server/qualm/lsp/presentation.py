@@ -6,35 +6,16 @@ front ends) without a running server.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Any
 
-from ..assess import Assessment
-from ..levels import Level, ensemble_words, level_of
-from ..trace import Alternative, TokenRecord
-
-
-@dataclass(frozen=True)
-class TokenInfo:
-    """What a mark on the document remembers about the token under it."""
-
-    text: str
-    entropy: float
-    prob: float
-    level: Level
-    alternatives: tuple[Alternative, ...]
-    source: str  # "completion" or "score"
-
-    @classmethod
-    def of(cls, rec: TokenRecord, thresholds: tuple[float, float, float], source: str) -> "TokenInfo":
-        return cls(rec.text, rec.entropy, rec.prob, level_of(rec.entropy, thresholds), rec.alternatives, source)
+from ..engine import Assessment, PlacedToken
+from ..levels import LEVEL_WORDS, ensemble_words
 
 
-LEVEL_WORDS: dict[str, str] = {
-    "confident": "confident",
-    "low": "slightly uncertain",
-    "medium": "uncertain",
-    "high": "very uncertain",
-}
+def token_json(t: PlacedToken, origin_offset: int = 0) -> dict[str, Any]:
+    """A token as the client gets it: its text, where it is (relative to ``origin_offset``) and its
+    level. The numbers stay on the server, for the hover."""
+    return {"text": t.text, "start": t.start - origin_offset, "end": t.end - origin_offset, "level": t.level}
 
 
 def _show(text: str) -> str:
@@ -45,22 +26,25 @@ def _show(text: str) -> str:
     return shown.replace("|", "\\|").replace("`", "ˋ")
 
 
-def diagnostic_message(info: TokenInfo, top: int = 3) -> str:
+def diagnostic_message(info: PlacedToken, top: int = 3) -> str:
     alts = [a for a in info.alternatives if a.text != info.text][:top]
     others = ", ".join(f"'{_show(a.text)}' {a.prob:.0%}" for a in alts)
     head = f"'{_show(info.text.strip() or info.text)}': the model was {LEVEL_WORDS[info.level]} here ({info.entropy:.2f} nats, chose it with p = {info.prob:.2f})"
     return head + (f"; it also considered {others}" if others else "")
 
 
-def token_hover(info: TokenInfo) -> str:
+def token_hover(info: PlacedToken, alternatives: int) -> str:
+    """The hover of one token: its level, entropy and probability, and the model's top
+    ``alternatives`` choices there (the ``generation.top_alternatives`` setting)."""
+    shown = info.alternatives[:alternatives]
     rows = "\n".join(
         f"| {'**' if a.text == info.text else ''}`{_show(a.text)}`{'**' if a.text == info.text else ''} | {a.prob:.1%} |"
-        for a in info.alternatives
+        for a in shown
     )
     return (
         f"**qualm** · token `{_show(info.text)}` · {LEVEL_WORDS[info.level]}\n\n"
-        f"entropy **{info.entropy:.3f}** nats · probability **{info.prob:.3f}** · from {info.source}\n\n"
-        f"| the model's top 5 | probability |\n|---|---|\n{rows}\n"
+        f"entropy **{info.entropy:.3f}** nats · probability **{info.prob:.3f}** · from {info.origin}\n\n"
+        f"| the model's top {len(shown)} | probability |\n|---|---|\n{rows}\n"
     )
 
 

@@ -1,7 +1,8 @@
-"""qualm's language server: a thin pygls layer over the engine.
+"""qualm's language server: state and model wiring; the features are thin modules over the engine.
 
-State lives on the server object (settings, the model, per-document marks and assessments);
-each LSP feature is a small module under ``qualm.lsp.features`` that registers its handlers.
+State lives on the server object (settings, the model, per-document marks, completions and
+assessments). Each LSP feature is a module under ``qualm.lsp.features`` that registers its handlers
+on a server (``qualm.lsp.app`` assembles them); nothing here imports a feature.
 """
 
 from __future__ import annotations
@@ -9,30 +10,29 @@ from __future__ import annotations
 import asyncio
 import logging
 from bisect import bisect_right
-from collections import OrderedDict
-from itertools import accumulate
+from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Callable, Iterable
+from itertools import accumulate
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec, TextDocument
 
 from .. import __version__
-from ..assess import Assessment
-from ..ensemble import Calibration, find_calibration
+from ..engine import Assessment, Completion, Document, PlacedToken, calibration_for
+from ..ensemble import Calibration
+from ..lang import FunctionSource, Language
 from ..marks import Mark
 from ..model import CancelToken, ModelBackend, load_model
-from ..model.files import cache_dir, cached_sha256
 from ..settings import Settings, SettingsError
-from ..trace import Trace
-from .presentation import TokenInfo
+from .protocol import STATUS
 from .worker import ModelWorker
 
 log = logging.getLogger("qualm.lsp")
 
-STATUS = "qualm/status"
+RECENT_COMPLETIONS = 4  # per document: qualm/accepted names one of these by its text
 
 
 @dataclass
@@ -43,9 +43,19 @@ class StoredAssessment:
 
 @dataclass
 class DocumentState:
+    language: Language
     text: str  # as of the last change we applied to the marks
-    marks: list[Mark[TokenInfo]] = field(default_factory=list)
+    marks: list[Mark[PlacedToken]] = field(default_factory=list)
     assessments: dict[str, StoredAssessment] = field(default_factory=dict)
+    completions: deque[Completion] = field(default_factory=lambda: deque(maxlen=RECENT_COMPLETIONS))
+    # The functions of one version of the text (hover and code lens ask often; parsing is not free).
+    parsed: tuple[str, list[FunctionSource]] | None = None
+
+    def functions(self, document: Document) -> list[FunctionSource]:
+        """The document's functions, parsed once per text; :class:`SourceError` when it does not parse."""
+        if self.parsed is None or self.parsed[0] is not document.text:
+            self.parsed = (document.text, document.functions())
+        return self.parsed[1]
 
 
 class QualmServer(LanguageServer):
@@ -56,7 +66,6 @@ class QualmServer(LanguageServer):
         self.calibration: Calibration | None = None
         self.worker = ModelWorker(on_idle=self._worker_idle)
         self.docs: dict[str, DocumentState] = {}
-        self.traces: OrderedDict[str, Trace] = OrderedDict()  # completions awaiting qualm/accepted
         self.state = "loading"
         self.state_message = "starting"
         self.progress_cancels: dict[str, CancelToken] = {}
@@ -69,11 +78,14 @@ class QualmServer(LanguageServer):
         self.protocol.notify(STATUS, {"state": state, "message": message, "model": info})
 
     def status(self) -> dict[str, Any]:
+        info = None if self.backend is None else self.backend.info
         return {
             "state": self.state,
             "message": self.state_message,
-            "model": None if self.backend is None else self.backend.info.name,
-            "modelPath": None if self.backend is None else self.backend.info.path,
+            "model": None if info is None else info.name,
+            "modelPath": None if info is None else info.identity.locator,
+            "backend": None if info is None else info.backend,
+            "capabilities": None if info is None else info.capabilities.describe(),
             "calibration": None if self.calibration is None else self.calibration.describe(),
             "busy": self.worker.busy,
         }
@@ -92,17 +104,26 @@ class QualmServer(LanguageServer):
         self.set_status("loading", "loading the model")
         settings = self.settings
 
-        def job(cancel: CancelToken) -> ModelBackend:
+        def job(cancel: CancelToken) -> tuple[ModelBackend, Calibration | None, str | None]:
             # Runs on the worker, so no other model job can be using the old model meanwhile; the
-            # new one is in place before the next queued job starts.
+            # new one is in place before the next queued job starts. Hashing the file for the
+            # calibration lookup happens here too, off the event loop.
             old, self.backend = self.backend, None
             if old is not None:
                 old.close()
             self.backend = load_model(settings.model)
-            return self.backend
+            calibration, problem = self._find_calibration(self.backend, settings)
+            return self.backend, calibration, problem
 
         future, _ = self.worker.submit(job, key="model")
         future.add_done_callback(self._model_loaded)
+
+    @staticmethod
+    def _find_calibration(backend: ModelBackend, settings: Settings) -> tuple[Calibration | None, str | None]:
+        try:
+            return calibration_for(backend.info.identity, settings.ensemble), None
+        except Exception as exc:  # noqa: BLE001 - a bad calibration file must not stop the server
+            return None, str(exc)
 
     def _model_loaded(self, future: asyncio.Future) -> None:
         if future.cancelled():
@@ -113,15 +134,36 @@ class QualmServer(LanguageServer):
             self.set_status("error", str(exc))
             self.log(f"qualm: the model could not be loaded: {exc}", types.MessageType.Error)
             return
-        try:
-            digest = cached_sha256(Path(self.backend.info.path))
-            self.calibration = find_calibration(digest, self.settings.ensemble.calibration_file, cache_dir() / "calibration")
-        except Exception as exc:  # noqa: BLE001 - a bad calibration file must not stop the server
-            self.calibration = None
-            self.log(f"qualm: calibration not used: {exc}", types.MessageType.Warning)
+        backend, calibration, problem = future.result()
+        self._use_calibration(calibration, problem)
         cal = self.calibration.describe() if self.calibration else "none (raw scores only)"
-        self.log(f"qualm: {self.backend.info.name} ready ({self.backend.info.n_threads} threads, {self.backend.info.n_gpu_layers} GPU layers); calibration: {cal}")
-        self.set_status("ready", self.backend.info.name)
+        self.log(f"qualm: {backend.info.summary()} ready; calibration: {cal}")
+        self.set_status("ready", backend.info.name)
+
+    def _use_calibration(self, calibration: Calibration | None, problem: str | None) -> None:
+        self.calibration = calibration
+        if problem is not None:
+            self.log(f"qualm: calibration not used: {problem}", types.MessageType.Warning)
+
+    def reload_calibration(self) -> None:
+        """Settle the calibration again (``ensemble.calibration_file`` changed), on the worker: the
+        file's hash may need computing, and the model must stay the one it was looked up for."""
+        settings = self.settings
+
+        def job(cancel: CancelToken) -> tuple[Calibration | None, str | None]:
+            if self.backend is None:
+                return None, None
+            return self._find_calibration(self.backend, settings)
+
+        future, _ = self.worker.submit(job, key="calibration")
+
+        def done(f: asyncio.Future) -> None:
+            if not f.cancelled() and f.exception() is None:
+                self._use_calibration(*f.result())
+                cal = self.calibration.describe() if self.calibration else "none (raw scores only)"
+                self.log(f"qualm: calibration now {cal}")
+
+        future.add_done_callback(done)
 
     async def run_model(self, fn: Callable[[ModelBackend, CancelToken], Any], key: str | None = None, cancel: CancelToken | None = None) -> Any:
         """Run model work on the worker; cancelling the awaiting task cancels the work."""
@@ -151,7 +193,8 @@ class QualmServer(LanguageServer):
     # -- settings ------------------------------------------------------------------------------
 
     def apply_settings(self, data: Any) -> bool:
-        """Replace the settings from client data; True if the model must be reloaded."""
+        """Replace the settings from client data; True if the model must be reloaded (a changed
+        calibration file alone is re-read at once)."""
         if isinstance(data, dict) and isinstance(data.get("qualm"), dict):
             data = data["qualm"]
         if not data:
@@ -163,33 +206,27 @@ class QualmServer(LanguageServer):
             self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"qualm: {exc}"))
             return False
         reload = new.model != self.settings.model
+        calibration_changed = new.ensemble.calibration_file != self.settings.ensemble.calibration_file
         self.settings = new
+        if calibration_changed and not reload and self.backend is not None:
+            self.reload_calibration()
         return reload
 
     # -- documents -----------------------------------------------------------------------------
 
-    def doc_state(self, uri: str) -> DocumentState:
+    def document(self, uri: str) -> tuple[TextDocument, Document]:
+        """The open document (for positions) and the engine's view of it (text, name, language)."""
         state = self.docs.get(uri)
-        if state is None:
-            state = DocumentState(self.workspace.get_text_document(uri).source)
-            self.docs[uri] = state
-        return state
-
-    def document(self, uri: str) -> TextDocument:
-        if uri not in self.workspace.text_documents:
-            raise UnknownDocument(f"qualm has no open document {uri}")
-        return self.workspace.get_text_document(uri)
+        if state is None or uri not in self.workspace.text_documents:
+            raise UnknownDocument(f"qualm has no open document {uri} in a language it handles")
+        doc = self.workspace.get_text_document(uri)
+        return doc, Document(doc.source, uri, state.language)
 
     def to_ranges(self, doc: TextDocument, spans: Iterable[tuple[int, int]]) -> list[types.Range]:
         return client_ranges(doc, self.workspace.position_codec, spans)
 
     def to_range(self, doc: TextDocument, start: int, end: int) -> types.Range:
         return self.to_ranges(doc, [(start, end)])[0]
-
-    def remember_trace(self, trace_id: str, trace: Trace) -> None:
-        self.traces[trace_id] = trace
-        while len(self.traces) > 32:
-            self.traces.popitem(last=False)
 
 
 def client_ranges(doc: TextDocument, codec: PositionCodec, spans: Iterable[tuple[int, int]]) -> list[types.Range]:
@@ -215,16 +252,3 @@ class ModelUnavailable(RuntimeError):
 
 class UnknownDocument(ValueError):
     pass
-
-
-def create_server() -> QualmServer:
-    from .features import assess, codelens, completion, diagnostics, documents, hover, lifecycle  # noqa: PLC0415
-
-    server = QualmServer()
-    for feature in (lifecycle, documents, diagnostics, hover, codelens, assess, completion):
-        feature.register(server)
-    return server
-
-
-def serve() -> None:
-    create_server().start_io()

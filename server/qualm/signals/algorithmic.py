@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from rapidfuzz.distance import LCSseq
-from rouge_score import scoring, tokenizers
 
 # "1. ", "2) ", "Step 3:", "**4.**", "5 -" at the start of a line begin a step.
 _STEP_START = re.compile(r"^\s*(?:[*_#>]+\s*)?(?:step\s*)?(\d{1,2})\s*(?:[.):\-][*_]*|\*\*)\s*", re.IGNORECASE)
@@ -61,7 +60,11 @@ class StepRouge:
     with rouge-score's on plan-like and random text)."""
 
     def __init__(self) -> None:
+        # rouge-score pulls in NLTK (0.8 s): imported when plans are compared, not when qualm starts.
+        from rouge_score import scoring, tokenizers  # noqa: PLC0415
+
         self._tokenizer = tokenizers.DefaultTokenizer(use_stemmer=False)
+        self._fmeasure = scoring.fmeasure
 
     def tokens(self, text: str) -> list[str]:
         return self._tokenizer.tokenize(text)
@@ -69,12 +72,11 @@ class StepRouge:
     def step(self, a: str, b: str) -> float:
         return self._f(self.tokens(a), self.tokens(b))
 
-    @staticmethod
-    def _f(a: list[str], b: list[str]) -> float:
+    def _f(self, a: list[str], b: list[str]) -> float:
         if not a or not b:
             return 0.0
         lcs = LCSseq.similarity(a, b)
-        return scoring.fmeasure(lcs / len(b), lcs / len(a))
+        return self._fmeasure(lcs / len(b), lcs / len(a))
 
     def plans(self, a: list[str], b: list[str]) -> float:
         """sim(A, B) above, for two plans given as step lists (each non-empty)."""

@@ -7,22 +7,22 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from bisect import bisect_right
 from typing import Any
 
 from lsprotocol import types
 
 from ... import engine
-from ...assess import AssessmentCancelled, assess_function
+from ...engine import AssessmentCancelled, Document
+from ...lang import FunctionSource, SourceError
 from ...marks import Mark
 from ...model import CancelToken
-from ...pysource import FunctionSource, SourceError, find_function, function_at, functions_in
-from ..presentation import TokenInfo, lens_title
+from ..params import get as _get
+from ..params import plain as _plain
+from ..presentation import lens_title
+from ..protocol import ASSESS, ASSESS_COMMAND, CLEAR_COMMAND, SCORE_COMMAND, STATUS_COMMAND
 from ..server import ModelUnavailable, QualmServer, StoredAssessment, UnknownDocument
-from ..params import get as _get, plain as _plain
 from .diagnostics import publish
 
-ASSESS_REQUEST = "qualm/assess"
 AXIS_STEPS = {"lexical": 10, "algorithmic": 40, "functional": 85, "done": 100}
 
 
@@ -39,66 +39,48 @@ def register(server: QualmServer) -> None:
         if token is not None:
             token.cancel()
 
-    @server.command("qualm.assessFunction")
+    @server.command(ASSESS_COMMAND)
     async def assess_cmd(ls: QualmServer, *args: Any) -> dict:
         uri, target = _uri_and_target(args)
-        fn = _function(ls, uri, target)
+        document, fn = _function(ls, uri, target)
         cancel = CancelToken()
         progress = await _begin_progress(ls, f"qualm: assessing {fn.name}", cancel)
-        return await _assess(ls, uri, fn, progress, cancel)
+        return await _assess(ls, uri, document, fn, progress, cancel)
 
-    @server.feature(ASSESS_REQUEST)
+    @server.feature(ASSESS)
     async def assess_request(ls: QualmServer, params: Any) -> dict:
         p = _plain(params)
         uri = _get(p, "textDocument", "uri")
         target = p.get("function") or p.get("position")
         if not isinstance(uri, str) or not isinstance(target, (str, dict)):
             raise _error(ValueError("qualm/assess needs textDocument.uri and a function name or a position"))
-        fn = _function(ls, uri, target)
+        document, fn = _function(ls, uri, target)
         cancel = CancelToken()
         token = p.get("workDoneToken")
         progress = None
         if isinstance(token, (str, int)):  # the client made the progress: it shows it, we report to it
             progress = _start_progress(ls, token, f"qualm: assessing {fn.name}", cancel)
-        return await _assess(ls, uri, fn, progress, cancel)
+        return await _assess(ls, uri, document, fn, progress, cancel)
 
-    @server.command("qualm.scoreDocument")
+    @server.command(SCORE_COMMAND)
     async def score_cmd(ls: QualmServer, *args: Any) -> dict:
         uri = _uri(args)
         try:
-            doc = ls.document(uri)
-            functions = functions_in(doc.source, uri)
+            _, document = ls.document(uri)
+            document.functions()  # a file that does not parse is refused now, not on the model thread
         except (SourceError, UnknownDocument) as exc:
             raise _error(exc) from exc
-        text, settings = doc.source, ls.settings
-        thresholds = settings.lexical.level_thresholds
-
-        def job(backend, token):
-            scored = []
-            for fn in functions:
-                if token.cancelled:
-                    break
-                scored.append((fn, engine.score_function(backend, fn, settings, cancel=token)))
-            return scored
-
-        results = await ls.run_model(job, key=f"score:{uri}")
-        state = ls.doc_state(uri)
-        if state.text != text:
-            return {"stale": True}  # edited while scoring: these offsets no longer fit
-        marks = [m for m in state.marks if m.data.source != "score"]
-        for fn, result in results:
-            to_doc = _offset_map(text, fn.line, result.trace.text)
-            for rec in result.trace.tokens:
-                if rec.start < result.body_offset or not rec.text.strip():
-                    continue
-                start, end = to_doc(rec.start), to_doc(rec.end - 1) + 1
-                if text[start:end] == rec.text:  # a token over a re-indented line break is left out
-                    marks.append(Mark(start, end, TokenInfo.of(rec, thresholds, "score")))
-        state.marks = sorted(marks, key=lambda m: m.start)
+        settings = ls.settings
+        result = await ls.run_model(lambda backend, token: engine.score_document(backend, document, settings, cancel=token), key=f"score:{uri}")
+        state = ls.docs.get(uri)
+        if state is None or state.text != document.text:
+            return {"stale": True}  # edited (or closed) while scoring: these offsets no longer fit
+        kept = [m for m in state.marks if m.data.origin != "score"]
+        state.marks = sorted(kept + [Mark(t.start, t.end, t) for t in result.tokens], key=lambda m: m.start)
         publish(ls, uri)
-        return {"functions": [fn.name for fn, _ in results], "marks": len(state.marks)}
+        return {"functions": [f.function for f in result.functions], "marks": len(state.marks)}
 
-    @server.command("qualm.clear")
+    @server.command(CLEAR_COMMAND)
     def clear_cmd(ls: QualmServer, *args: Any) -> dict:
         uris = [args[0]] if args and isinstance(args[0], str) else list(ls.docs)
         for uri in uris:
@@ -109,12 +91,12 @@ def register(server: QualmServer) -> None:
         _refresh_lenses(ls)
         return {"cleared": uris}
 
-    @server.command("qualm.status")
+    @server.command(STATUS_COMMAND)
     def status_cmd(ls: QualmServer, *args: Any) -> dict:
         return ls.status()
 
 
-async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str | int | None, cancel: CancelToken) -> dict:
+async def _assess(ls: QualmServer, uri: str, document: Document, fn: FunctionSource, progress: str | int | None, cancel: CancelToken) -> dict:
     loop = asyncio.get_running_loop()
 
     def on_progress(stage: str, message: str) -> None:  # called on the model thread
@@ -125,7 +107,7 @@ async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str |
 
     settings, calibration = ls.settings, ls.calibration
     try:
-        a = await ls.run_model(lambda backend, token: assess_function(backend, fn, settings, calibration, on_progress, token), key=f"assess:{uri}:{fn.name}", cancel=cancel)
+        a = await ls.run_model(lambda backend, token: engine.assess(backend, document, fn.name, settings, calibration, on_progress, token), key=f"assess:{uri}:{fn.name}", cancel=cancel)
     except AssessmentCancelled:
         _end_progress(ls, progress, "cancelled")
         return {"function": fn.name, "cancelled": True}
@@ -135,21 +117,23 @@ async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str |
     except BaseException:
         _end_progress(ls, progress, "stopped")
         raise
-    ls.doc_state(uri).assessments[fn.name] = StoredAssessment(a, fn.source)
+    state = ls.docs.get(uri)
+    if state is not None:  # closed meanwhile: the result is still returned, nothing is kept
+        state.assessments[fn.name] = StoredAssessment(a, fn.source)
     _end_progress(ls, progress, lens_title(a, False))
     _refresh_lenses(ls)
     return {"function": a.function, "summary": lens_title(a, False), "assessment": a.to_dict()}
 
 
-def _function(ls: QualmServer, uri: str, target: str | dict) -> FunctionSource:
+def _function(ls: QualmServer, uri: str, target: str | dict) -> tuple[Document, FunctionSource]:
     try:
-        doc = ls.document(uri)
+        _, document = ls.document(uri)
         if isinstance(target, str):
-            return find_function(doc.source, target, uri)
+            return document, document.function(target)
         line = target.get("line")
         if not isinstance(line, int):
             raise ValueError("a position needs an integer line")
-        return function_at(doc.source, line + 1, uri)
+        return document, document.function(line + 1)
     except (SourceError, UnknownDocument, ValueError) as exc:
         raise _error(exc) from exc
 
@@ -168,29 +152,6 @@ def _uri_and_target(args: tuple) -> tuple[str, str | dict]:
     if not (isinstance(target, str) and target) and not isinstance(target, dict):
         raise _error(ValueError("expected [uri, function name] or [uri, {line, character}]"))
     return uri, target
-
-
-def _offset_map(document: str, first_line: int, source: str):
-    """Offsets in a function's dedented source -> offsets in the document it came from.
-
-    Dedenting removed some leading characters from each line (all of a blank line's); line by line,
-    the document offset is that line's start plus what was removed plus the column in the source.
-    """
-    doc_lines = document.splitlines(keepends=True)
-    doc_starts = [0]
-    for line in doc_lines:
-        doc_starts.append(doc_starts[-1] + len(line))
-    src_lines = source.splitlines(keepends=True)
-    src_starts = [0]
-    for line in src_lines:
-        src_starts.append(src_starts[-1] + len(line))
-    removed = [len(doc_lines[first_line - 1 + i]) - len(src) if first_line - 1 + i < len(doc_lines) else 0 for i, src in enumerate(src_lines)]
-
-    def to_doc(offset: int) -> int:
-        i = max(0, min(len(src_lines) - 1, bisect_right(src_starts, offset) - 1))
-        return doc_starts[first_line - 1 + i] + removed[i] + (offset - src_starts[i])
-
-    return to_doc
 
 
 async def _begin_progress(ls: QualmServer, title: str, cancel: CancelToken) -> str | int | None:

@@ -5,23 +5,20 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ...pysource import SourceError, functions_in
+from ...lang import SourceError
 from ..presentation import lens_title
-from ..server import QualmServer
-
-ASSESS = "qualm.assessFunction"
+from ..protocol import ASSESS_COMMAND
+from ..server import QualmServer, UnknownDocument
 
 
 def register(server: QualmServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=True))
     def on_code_lens(ls: QualmServer, params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
-        if uri not in ls.workspace.text_documents:
-            return []
-        doc = ls.workspace.get_text_document(uri)
         try:
-            functions = functions_in(doc.source)
-        except SourceError:
+            _, document = ls.document(uri)
+            functions = ls.docs[uri].functions(document)
+        except (UnknownDocument, SourceError):
             return []  # while the file does not parse there is nothing to assess
         return [
             types.CodeLens(
@@ -38,5 +35,5 @@ def register(server: QualmServer) -> None:
         state = ls.docs.get(uri) if isinstance(uri, str) else None
         stored = state.assessments.get(name) if state is not None and isinstance(name, str) else None
         stale = stored is not None and stored.source != data.get("source")
-        lens.command = types.Command(title=lens_title(stored.assessment if stored else None, stale), command=ASSESS, arguments=[uri, name])
+        lens.command = types.Command(title=lens_title(stored.assessment if stored else None, stale), command=ASSESS_COMMAND, arguments=[uri, name])
         return lens

@@ -1,104 +1,64 @@
 """Completions with uncertainty: ``qualm/complete`` streams tokens as partial results (``$/progress``
 with the request's partialResultToken); ``textDocument/inlineCompletion`` answers generic clients
-with the final text; ``qualm/accepted`` turns an accepted completion into marks and diagnostics."""
+with the final text; ``qualm/accepted`` turns the accepted text of a recent completion into marks
+and diagnostics. The engine places every token; this module only translates to and from LSP."""
 
 from __future__ import annotations
 
 import asyncio
-import uuid
-from dataclasses import asdict, replace
-from typing import Any, Iterable
+from typing import Any
 
 from lsprotocol import types
 
-from ...completion_context import CompletionContext, PrefixTrimmer, Reindenter, completion_context
+from ... import engine
+from ...engine import CompletionOptions, PlacedToken
 from ...marks import Mark
-from ...model import GenerationOptions
-from ...signals.lexical import lexical_report
-from ...trace import TokenRecord, Trace
-from ..presentation import TokenInfo
+from ..params import get as _get
+from ..params import invalid as _invalid
+from ..params import plain as _plain
+from ..presentation import token_json
+from ..protocol import ACCEPTED, COMPLETE
 from ..server import QualmServer, UnknownDocument
-from ..params import get as _get, invalid as _invalid, plain as _plain
 from .diagnostics import publish
 
-COMPLETE = "qualm/complete"
-ACCEPTED = "qualm/accepted"
 
-
-def _token_json(rec: TokenRecord, thresholds) -> dict[str, Any]:
-    info = TokenInfo.of(rec, thresholds, "completion")
-    return {
-        "text": rec.text,
-        "start": rec.start,
-        "end": rec.end,
-        "entropy": rec.entropy,
-        "prob": rec.prob,
-        "level": info.level,
-        "alternatives": [{"text": a.text, "prob": a.prob} for a in rec.alternatives],
-    }
-
-
-class Placement:
-    """From the model's tokens to the text inserted at the cursor: the healed whitespace trimmed, the
-    function's indentation put back, each record moved to its offsets in the inserted text. The
-    stream and the final result go through the same steps."""
-
-    def __init__(self, ctx: CompletionContext) -> None:
-        self._trim = PrefixTrimmer(ctx.heal)
-        self._indent = Reindenter(ctx.indent)
-        self._length = 0
-
-    def place(self, rec: TokenRecord) -> TokenRecord:
-        piece = self._indent.feed(self._trim.feed(rec.text))
-        start, self._length = self._length, self._length + len(piece)
-        return replace(rec, text=piece, start=start, end=self._length)
-
-
-def placed(tokens: Iterable[TokenRecord], ctx: CompletionContext) -> tuple[str, list[TokenRecord]]:
-    """The completion as inserted, and each token record moved to its place in that text."""
-    placement = Placement(ctx)
-    out = [placement.place(rec) for rec in tokens]
-    return "".join(r.text for r in out), out
-
-
-async def _complete(ls: QualmServer, uri: str, position: types.Position, options: dict, partial_token: Any) -> dict[str, Any]:
-    doc = ls.document(uri)
-    offset = doc.offset_at_position(position)
-    ctx = completion_context(doc.source, offset)
-    settings = ls.settings
-    thresholds = settings.lexical.level_thresholds
-    max_tokens = int(options.get("maxTokens", settings.editor.completion_max_tokens))
-    gen = GenerationOptions(
-        max_tokens=max(1, min(max_tokens, settings.generation.max_tokens)),
-        temperature=float(options.get("temperature", 0.0)),
-        top_p=float(options.get("topP", 1.0)),
-        seed=int(options.get("seed", settings.generation.seed)),
-        top_alternatives=settings.generation.top_alternatives,
+def _options(raw: dict) -> CompletionOptions:
+    """A request's ``options`` ({maxTokens, temperature, topP, seed}, each optional)."""
+    max_tokens = raw.get("maxTokens")
+    seed = raw.get("seed")
+    return CompletionOptions(
+        max_tokens=None if max_tokens is None else int(max_tokens),
+        temperature=float(raw.get("temperature", 0.0)),
+        top_p=float(raw.get("topP", 1.0)),
+        seed=None if seed is None else int(seed),
     )
-    loop = asyncio.get_running_loop()
-    stream = Placement(ctx)
 
-    def on_token(rec: TokenRecord) -> None:  # on the model thread
-        if partial_token is None:
-            return
-        moved = stream.place(rec)
-        value = {"text": moved.text, "tokens": [_token_json(moved, thresholds)]}
+
+async def _complete(ls: QualmServer, uri: str, position: types.Position, options: CompletionOptions, partial_token: Any) -> dict[str, Any]:
+    doc, document = ls.document(uri)
+    offset = doc.offset_at_position(position)
+    settings = ls.settings
+    loop = asyncio.get_running_loop()
+
+    def on_token(t: PlacedToken) -> None:  # on the model thread
+        value = {"text": t.text, "tokens": [token_json(t, offset)]}
         loop.call_soon_threadsafe(ls.protocol.notify, types.PROGRESS, types.ProgressParams(token=partial_token, value=value))
 
-    trace = await ls.run_model(lambda backend, token: backend.generate(ctx.prompt, gen, on_token=on_token, cancel=token), key=f"complete:{uri}")
-    text, records = placed(trace.tokens, ctx)
-    trace_id = str(uuid.uuid4())
-    ls.remember_trace(trace_id, Trace(text=text, tokens=tuple(records), model=trace.model, mode=trace.mode, stop_reason=trace.stop_reason, seconds=trace.seconds))
-    lex = lexical_report(trace, settings.lexical.top_k)
+    stream = on_token if partial_token is not None else None
+    result = await ls.run_model(
+        lambda backend, token: engine.complete(backend, document, offset, settings, options, on_token=stream, cancel=token),
+        key=f"complete:{uri}",
+    )
+    state = ls.docs.get(uri)
+    if state is not None:
+        state.completions.append(result)  # qualm/accepted names it by its text
     return {
-        "traceId": trace_id,
-        "text": text,
-        "tokens": [_token_json(r, thresholds) for r in records],
-        "lexical": asdict(lex),
-        "stopReason": trace.stop_reason,
-        "model": trace.model,
-        "seconds": trace.seconds,
-        "function": ctx.function,
+        "text": result.text,
+        "tokens": [token_json(t, offset) for t in result.tokens],
+        "stopReason": result.stop_reason,
+        "model": result.model,
+        "seconds": result.seconds,
+        "function": result.function,
     }
 
 
@@ -110,8 +70,8 @@ def register(server: QualmServer) -> None:
         pos = _get(p, "position")
         if not isinstance(uri, str) or not isinstance(pos, dict) or not isinstance(pos.get("line"), int) or not isinstance(pos.get("character"), int):
             raise _invalid("qualm/complete needs textDocument.uri and position {line, character}")
-        options = p.get("options") if isinstance(p.get("options"), dict) else {}
         try:
+            options = _options(p.get("options") if isinstance(p.get("options"), dict) else {})
             return await _complete(ls, uri, types.Position(line=pos["line"], character=pos["character"]), options, p.get("partialResultToken"))
         except (UnknownDocument, ValueError, TypeError) as exc:
             raise _invalid(str(exc)) from exc
@@ -119,7 +79,7 @@ def register(server: QualmServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_INLINE_COMPLETION, types.InlineCompletionOptions())
     async def on_inline(ls: QualmServer, params: types.InlineCompletionParams) -> types.InlineCompletionList:
         try:
-            result = await _complete(ls, params.text_document.uri, params.position, {}, None)
+            result = await _complete(ls, params.text_document.uri, params.position, CompletionOptions(), None)
         except UnknownDocument:
             return types.InlineCompletionList(items=[])
         if not result["text"]:
@@ -131,18 +91,24 @@ def register(server: QualmServer) -> None:
     @server.feature(ACCEPTED)
     def on_accepted(ls: QualmServer, params: Any) -> None:
         p = _plain(params)
-        uri, trace_id, start = _get(p, "textDocument", "uri") or p.get("uri"), p.get("traceId"), _get(p, "range", "start") or _get(p, "position")
-        trace = ls.traces.get(trace_id) if isinstance(trace_id, str) else None
-        if not isinstance(uri, str) or trace is None or not isinstance(start, dict) or uri not in ls.workspace.text_documents:
-            ls.log(f"qualm: ignored qualm/accepted for an unknown completion ({trace_id!r})")
+        uri = _get(p, "textDocument", "uri") or p.get("uri")
+        text, start = p.get("text"), _get(p, "range", "start") or _get(p, "position")
+        state = ls.docs.get(uri) if isinstance(uri, str) else None
+        if state is None or not isinstance(text, str) or not isinstance(start, dict) or uri not in ls.workspace.text_documents:
+            ls.log("qualm: ignored a malformed qualm/accepted (it needs textDocument.uri, range.start and text)")
+            return
+        completion = next((c for c in reversed(state.completions) if text and c.text.startswith(text)), None)
+        if completion is None:
+            ls.log(f"qualm: ignored qualm/accepted for text no recent completion of {uri} began with")
             return
         doc = ls.workspace.get_text_document(uri)
-        base = doc.offset_at_position(types.Position(line=int(start.get("line", 0)), character=int(start.get("character", 0))))
-        state = ls.doc_state(uri)
+        try:
+            at = doc.offset_at_position(types.Position(line=int(start.get("line", 0)), character=int(start.get("character", 0))))
+        except (TypeError, ValueError):
+            ls.log("qualm: ignored qualm/accepted with a malformed position")
+            return
         state.text = doc.source
-        thresholds = ls.settings.lexical.level_thresholds
-        fresh = [Mark(base + r.start, base + r.end, TokenInfo.of(r, thresholds, "completion")) for r in trace.tokens if r.text.strip()]
-        fresh = [m for m in fresh if doc.source[m.start : m.end] == m.data.text]  # only text that is really there
+        fresh = [Mark(t.start, t.end, t) for t in completion.accepted(at, text, doc.source)]
         taken = {(m.start, m.end) for m in fresh}
         state.marks = sorted([m for m in state.marks if (m.start, m.end) not in taken] + fresh, key=lambda m: m.start)
         publish(ls, uri)

@@ -1,6 +1,7 @@
 """Diagnostics on uncertain tokens (source ``qualm``) from accepted completions and scored documents,
 and ``qualm/marks``: every mark's range and level, for clients that colour the tokens (the VS Code
-extension's highlights), sent with the document version the ranges belong to."""
+extension's highlights), sent with the document version the ranges belong to. Called by the
+features that change marks; it registers no handler."""
 
 from __future__ import annotations
 
@@ -8,9 +9,8 @@ from lsprotocol import types
 
 from ...levels import LEVELS
 from ..presentation import diagnostic_message
+from ..protocol import MARKS
 from ..server import QualmServer
-
-MARKS = "qualm/marks"
 
 SEVERITY = {"high": types.DiagnosticSeverity.Information, "medium": types.DiagnosticSeverity.Hint, "low": types.DiagnosticSeverity.Hint}
 
@@ -44,7 +44,3 @@ def publish(ls: QualmServer, uri: str) -> None:
 
 def _plain_range(r: types.Range) -> dict:
     return {"start": {"line": r.start.line, "character": r.start.character}, "end": {"line": r.end.line, "character": r.end.character}}
-
-
-def register(server: QualmServer) -> None:
-    pass  # diagnostics are pushed by the commands and edits that change marks

@@ -1,10 +1,12 @@
-"""Keeping marks true through edits: each content change moves or drops the marks it touches."""
+"""Open documents in the languages qualm handles, and their marks kept true through edits: each
+content change moves or drops the marks it touches. Documents in other languages are not tracked."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 from pygls.workspace import PositionCodec
 
+from ...lang import UnsupportedLanguage, language_for
 from ...marks import Edit, apply_edit
 from ..server import DocumentState, QualmServer
 from .diagnostics import publish
@@ -24,7 +26,12 @@ def _offset(lines: list[str], codec: PositionCodec, pos: types.Position) -> int:
 def register(server: QualmServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def on_open(ls: QualmServer, params: types.DidOpenTextDocumentParams) -> None:
-        ls.docs[params.text_document.uri] = DocumentState(params.text_document.text)
+        item = params.text_document
+        try:
+            language = language_for(item.language_id or None, item.uri)
+        except UnsupportedLanguage:
+            return  # a client that sends every document: not ours
+        ls.docs[item.uri] = DocumentState(language, item.text)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def on_change(ls: QualmServer, params: types.DidChangeTextDocumentParams) -> None:

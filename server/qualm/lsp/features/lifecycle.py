@@ -1,11 +1,32 @@
 """Start-up, settings and shutdown: settings from initializationOptions and workspace/configuration
-(section ``qualm``), reloaded on didChangeConfiguration; the model loads after initialize."""
+(section ``qualm``), reloaded on didChangeConfiguration; the model loads after initialize; the
+client and server check each other's protocol version with ``qualm/handshake``."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from lsprotocol import types
 
+from ... import __version__
+from ...lang import language_ids
+from ..params import plain as _plain
+from ..protocol import HANDSHAKE, PROTOCOL_VERSION
 from ..server import QualmServer
+
+
+def handshake(client_version: Any, client_protocol: Any) -> dict[str, Any]:
+    """What the server answers a client that names its version and protocol."""
+    compatible = client_protocol == PROTOCOL_VERSION
+    if compatible:
+        message = f"qualm {__version__}, protocol {PROTOCOL_VERSION}"
+    else:
+        newer = "newer" if isinstance(client_protocol, int) and client_protocol > PROTOCOL_VERSION else "older"
+        message = (
+            f"the qualm extension ({client_version}, protocol {client_protocol}) is {newer} than the qualm server "
+            f"({__version__}, protocol {PROTOCOL_VERSION}): install the same version of both (scripts/setup builds both from one checkout)"
+        )
+    return {"serverVersion": __version__, "protocol": PROTOCOL_VERSION, "languages": language_ids(), "compatible": compatible, "message": message}
 
 
 def register(server: QualmServer) -> None:
@@ -25,6 +46,14 @@ def register(server: QualmServer) -> None:
         if reload:
             ls.log("qualm: model settings changed, reloading the model")
             ls.load_model_in_background()
+
+    @server.feature(HANDSHAKE)
+    def on_handshake(ls: QualmServer, params: Any) -> dict[str, Any]:
+        p = _plain(params)
+        answer = handshake(p.get("clientVersion"), p.get("protocol"))
+        if not answer["compatible"]:
+            ls.log(f"qualm: {answer['message']}", types.MessageType.Error)
+        return answer
 
     @server.feature(types.SHUTDOWN)
     def on_shutdown(ls: QualmServer, params: None) -> None:

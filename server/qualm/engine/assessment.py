@@ -1,28 +1,30 @@
 """Assess one function on the paper's three axes, and combine them against a calibration.
 
-``assess_function`` is the engine's entry point for the CLI (``qualm assess``) and the language
-server. It takes a progress callback and a cancellation token, checked between tokens (model
-work) and between tests (sandbox).
+``assess`` (a function of a document) and ``assess_function`` (a function already found) are the
+engine's entry points for the CLI (``qualm assess``), the language server and calibration. They take
+a progress callback and a cancellation token, checked between tokens (model work) and between
+tests (sandbox).
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Callable
 
 from qualm_sandbox import SandboxConfig
 
-from . import prompts
-from .engine import score_function
-from .ensemble import AXES, Calibration, ensemble
-from .model import CancelToken, GenerationOptions, ModelBackend
-from .pysource import FunctionSource
-from .settings import Settings
-from .signals.algorithmic import StepRouge, algorithmic_uncertainty
-from .signals.functional import functional_uncertainty, parse_tests
-from .signals.lexical import LexicalReport
-from .trace import Trace
+from .. import prompts
+from ..ensemble import Calibration, ensemble
+from ..lang import FunctionSource, language_named
+from ..model import CancelToken, GenerationOptions, ModelBackend
+from ..settings import Settings
+from ..signals.algorithmic import StepRouge, algorithmic_uncertainty
+from ..signals.functional import functional_uncertainty, parse_tests
+from ..signals.lexical import LexicalReport
+from ..trace import Trace
+from .document import Document
+from .scoring import score_function
 
 Progress = Callable[[str, str], None]  # (axis or stage, message)
 
@@ -98,6 +100,19 @@ def _no_progress(stage: str, message: str) -> None:
     pass
 
 
+def assess(
+    backend: ModelBackend,
+    document: Document,
+    function: str | int,
+    settings: Settings,
+    calibration: Calibration | None,
+    progress: Progress | None = None,
+    cancel: CancelToken | None = None,
+) -> Assessment:
+    """Assess the function of ``document`` named ``function`` (or holding that 1-based line)."""
+    return assess_function(backend, document.function(function), settings, calibration, progress, cancel)
+
+
 def assess_function(
     backend: ModelBackend,
     fn: FunctionSource,
@@ -122,8 +137,9 @@ def assess_function(
 
     # Algorithmic and functional samples decode together: N plans and one test list in one batch.
     # An axis whose ensemble weight is 0 is not computed: its samples are most of the cost.
-    weights = dict(zip(AXES, settings.ensemble.weights))
-    want_algo, want_func = weights["algorithmic"] > 0, weights["functional"] > 0
+    weights = settings.ensemble.weights.as_dict()
+    language = language_named(fn.language)
+    want_algo, want_func = weights["algorithmic"] > 0, weights["functional"] > 0 and language.runs_tests
     a, f = settings.algorithmic, settings.functional
     plan_jobs = [
         (prompts.plan_generation(problem), GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
@@ -160,8 +176,10 @@ def assess_function(
     parsed = parse_tests(test_trace.text if test_trace else "", limit=f.n_tests, function_name=fn.name.split(".")[-1])
     tests: list[TestResult] = []
     sandbox_note = ""
-    if not want_func:
+    if weights["functional"] <= 0:
         func_raw, func_note = None, OFF_NOTE
+    elif not want_func:
+        func_raw, func_note = None, f"unavailable: the sandbox does not run {language.display_name} tests"
     elif "." in fn.name:
         func_raw, func_note = None, "unavailable: a method needs its class; self-tests run on module-level functions"
     else:

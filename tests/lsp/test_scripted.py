@@ -1,0 +1,172 @@
+"""The real server process over stdio with the scripted backend (``model.backend: "scripted"``): the
+LSP features end to end without a model, fast. What the scripted backend replaces is only the
+model's arithmetic; the server, the engine, placement, marks, the sandbox and the protocol are the
+real ones. The real-model versions of these scenarios are in test_server.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from lsp_session import Session, run
+from lsprotocol import types as t
+from pygls.exceptions import JsonRpcException
+
+from qualm.lsp.params import plain
+
+URI = "file:///tmp/qualm-scripted-test/calc.py"
+DOC = '''def add(a: int, b: int) -> int:
+    """Return the sum of a and b."""
+    return a + b
+
+
+def twice(x: int) -> int:
+    """Double x."""
+    '''
+COMPLETION = "    return x * 2\n"
+SCRIPT = {
+    "name": "scripted test model",
+    "completions": [COMPLETION],
+    "plans": ["1. Take a and b.\n2. Add them.\n3. Return the sum.", "1. Read both numbers.\n2. Return a plus b."],
+    "tests": json.dumps(["assert add(1, 2) == 3", "assert add(2, 2) == 5", "assert add(0, 0) == 0", "assert True"]),
+    "entropy": {"default": 0.05, "tokens": {"*": 2.4, "+": 1.2, "2": 0.7}},
+}
+
+
+@pytest.fixture
+def script(tmp_path):
+    path = tmp_path / "script.json"
+    path.write_text(json.dumps(SCRIPT))
+    return path
+
+
+def options(script, **sections) -> dict:
+    base = {
+        "model": {"backend": "scripted", "path": str(script)},
+        "generation": {"top_alternatives": 3},
+        "algorithmic": {"n_plans": 2},
+        "functional": {"n_tests": 4},
+        "editor": {"diagnostic_level": "low"},
+    }
+    return {**base, **sections}
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    before = text[:offset]
+    return before.count("\n"), len(before) - (before.rfind("\n") + 1)
+
+
+def test_handshake_status_and_unsupported_documents(script):
+    async def scenario(s: Session):
+        await s.start(options(script))
+        ok = await s.client.protocol.send_request_async("qualm/handshake", {"clientVersion": "0.1.0", "protocol": 2})
+        assert ok.compatible and ok.protocol == 2 and list(ok.languages) == ["python"] and ok.serverVersion
+        old = await s.client.protocol.send_request_async("qualm/handshake", {"clientVersion": "0.0.9", "protocol": 1})
+        assert not old.compatible and "older" in old.message and "0.0.9" in old.message
+        status = plain(await s.command("qualm.status"))
+        assert status["model"] == "scripted test model" and status["backend"] == "scripted" and status["state"] == "ready"
+        # a document in a language qualm does not handle is not tracked: no lenses, no completion
+        js = "file:///tmp/qualm-scripted-test/app.js"
+        s.client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(uri=js, language_id="javascript", version=1, text="function f() {}\n")))
+        assert await s.lenses(js) == []
+        with pytest.raises(JsonRpcException, match="no open document"):
+            await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": js}, "position": {"line": 0, "character": 0}})
+
+    run(scenario)
+
+
+def test_streamed_completion_levels_accepted_marks_and_hover(script):
+    async def scenario(s: Session):
+        await s.start(options(script))
+        s.open(DOC, URI)
+        end = line_col(DOC, len(DOC))
+        params = {"textDocument": {"uri": URI}, "position": {"line": end[0], "character": end[1]}, "partialResultToken": "partial"}
+        result = await s.client.protocol.send_request_async("qualm/complete", params)
+        # the indentation before the cursor is in the document already: the completion does not repeat it
+        assert result.text == COMPLETION.lstrip(" ") and result.function == "twice"
+        assert "".join(p["text"] for p in s.partials) == result.text
+        levels = {tok.text.strip(): tok.level for tok in result.tokens if tok.text.strip()}
+        assert levels["*"] == "high" and levels["2"] == "low" and levels["return"] == "confident"  # thresholds 0.5 / 1 / 2
+        # accept only the first part ("    return x *"): marks for the tokens inside it only
+        part = result.text[: result.text.index("*") + 1]
+        s.change(2, end, end, part, URI)
+        s.client.protocol.notify("qualm/accepted", {"textDocument": {"uri": URI}, "text": part, "range": {"start": {"line": end[0], "character": end[1]}}})
+        await s.wait_for(lambda: URI in s.marks, "marks for the accepted part")
+        assert [m["level"] for m in s.marks[URI]["marks"]] == ["high"]
+        star = line_col(DOC + part, len(DOC) + part.index("*"))
+        hover = await s.hover(*star, uri=URI)
+        value = hover.contents.value
+        assert "the model's top 3" in value and "entropy **2.400**" in value and "from completion" in value
+        # text no recent completion began with is ignored, and marks stay
+        s.client.protocol.notify("qualm/accepted", {"textDocument": {"uri": URI}, "text": "something else", "range": {"start": {"line": 0, "character": 0}}})
+        assert (await s.hover(*star, uri=URI)) is not None
+
+    run(scenario)
+
+
+def test_score_document_marks_the_surprising_token(script):
+    async def scenario(s: Session):
+        await s.start(options(script))
+        s.open(DOC, URI)
+        out = plain(await s.command("qualm.scoreDocument", URI))
+        assert out["functions"] == ["add", "twice"]
+        await s.wait_for(lambda: URI in s.diagnostics, "diagnostics of the scored document")
+        plus = line_col(DOC, DOC.index(" +"))  # the token is " +", its space included
+        assert [(d.range.start.line, d.range.start.character, d.code) for d in s.diagnostics[URI]] == [(*plus, "medium")]
+        hover = await s.hover(*plus, uri=URI)
+        assert "from score" in hover.contents.value
+
+    run(scenario)
+
+
+def test_assess_runs_the_scripted_tests_in_the_sandbox(script):
+    async def scenario(s: Session):
+        await s.start(options(script))
+        s.open(DOC, URI)
+        a = plain(await s.command("qualm.assessFunction", URI, "add"))["assessment"]
+        # four tests ran in the real sandbox; one (add(2, 2) == 5) fails
+        assert len(a["tests"]) == 4 and [x["status"] for x in a["tests"]].count("failed") == 1
+        assert a["functional"]["raw"] == pytest.approx(1 / 4)
+        assert a["algorithmic"]["raw"] is not None and 0 < a["algorithmic"]["raw"] < 1  # two different plans
+        assert a["model"] == "scripted test model"
+        hover = await s.hover(0, 4, uri=URI)
+        assert "qualm assessment" in hover.contents.value
+
+    run(scenario)
+
+
+def test_a_new_calibration_file_applies_without_reloading_the_model(script, tmp_path):
+    calibration = tmp_path / "cal.json"
+    calibration.write_text(json.dumps({
+        "version": 1, "model": "scripted", "model_sha256": "0" * 64, "dataset": "hand-made", "problems": 3,
+        "scores": {"lexical": [0.1, 0.2, 0.3], "algorithmic": [0.1, 0.5, 0.9], "functional": [0.0, 0.5, 1.0]},
+    }))
+
+    async def scenario(s: Session):
+        await s.start(options(script))
+        assert plain(await s.command("qualm.status"))["calibration"] is None
+        loads = sum(x["state"] == "loading" for x in s.statuses)
+        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": options(script, ensemble={"calibration_file": str(calibration)})}))
+
+        async def described():
+            return plain(await s.command("qualm.status"))["calibration"]
+
+        for _ in range(100):
+            if await described():
+                break
+            await asyncio.sleep(0.05)
+        assert "hand-made" in (await described())
+        assert sum(x["state"] == "loading" for x in s.statuses) == loads  # the model was not reloaded
+
+    run(scenario)
+
+
+def test_a_null_where_a_value_is_required_is_refused_by_name(script):
+    async def scenario(s: Session):
+        await s.start(options(script))
+        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": options(script, model={"backend": "scripted", "path": str(script), "n_ctx": None})}))
+        await s.wait_for(lambda: any("qualm.model.n_ctx cannot be null" in m for m in s.messages), "the settings error")
+        assert plain(await s.command("qualm.status"))["state"] == "ready"  # the old settings stay
+
+    run(scenario)
