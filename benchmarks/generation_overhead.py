@@ -106,8 +106,8 @@ def main() -> None:
     backend = load_model(settings.model)
     llm = plain_llama(settings)
     info = backend.info
-    print(f"model: {info.name} · threads {info.n_threads} · vocabulary {info.vocab_size:,}")
-    print(f"build: {info.build}")
+    print(f"model: {info.name} · threads {info.detail('threads')} · vocabulary {info.vocab_size:,}")
+    print(f"build: {info.detail('build')}")
     rows = []
     for tid in PROBLEMS[: args.problems]:
         prompt = prompts.code_generation(problems[tid]["prompt"])

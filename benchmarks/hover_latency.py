@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "lsp"))
 
-from test_server import DOC, URI, Session  # noqa: E402  (the tests' client harness)
+from test_server import URI, Session
 
 
 def summary(xs: list[float]) -> str:

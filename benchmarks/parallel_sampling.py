@@ -28,7 +28,7 @@ def main() -> None:
     args = ap.parse_args()
     backend = load_model(Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers}).model)
     problems = read_problems()
-    print(f"model: {backend.info.name}, {backend.info.n_threads} threads; N = {args.n}; budget {args.max_tokens} tokens per plan")
+    print(f"model: {backend.info.name}, {backend.info.detail('threads')} threads; N = {args.n}; budget {args.max_tokens} tokens per plan")
     for tid in list(problems)[: args.problems]:
         prompt = prompts.plan_generation(problems[tid]["prompt"])
 

@@ -13,7 +13,9 @@ import argparse
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from qualm_sandbox import choose_isolation, run_tests
 from qualm_sandbox.client import RUNNER
@@ -24,9 +26,6 @@ TESTS = [f"assert add({i}, {i}) == {2 * i}" for i in range(10)]
 
 def naive(isolation) -> float:
     """A fresh sandboxed interpreter for every test (the simple design qualm avoids)."""
-    import tempfile
-    from pathlib import Path
-
     t0 = time.perf_counter()
     for test in TESTS:
         with tempfile.TemporaryDirectory() as tmp:

@@ -5,6 +5,10 @@ bubblewrap when it is installed and works), sends it the job on stdin and reads 
 test. If a test kills the runner, that test is reported as an error and a fresh runner takes the
 remaining tests, so one test can never erase the others' results. The temporary working folder
 is removed afterwards, whatever happened.
+
+``run_program(argv, cwd, config)`` runs one whole program (a checker such as CrossHair) under the
+same isolation, limits and user, with its output captured and its process group killed at the
+time limit.
 """
 
 from __future__ import annotations
@@ -18,9 +22,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal
+from typing import Literal
 
 from .isolation import Isolation, choose_isolation
 
@@ -137,12 +142,7 @@ def _one_runner(
         "tests": [[i, tests[i]] for i in indices],
         "timeout": config.timeout,
         "output_cap": config.output_cap,
-        "limits": {
-            "memory_bytes": config.memory_mb * 2**20,
-            "file_bytes": config.max_file_mb * 2**20,
-            "open_files": config.max_open_files,
-            "processes": config.max_processes,
-        },
+        "limits": _limits(config),
         "drop_to_uid": NOBODY if isolation.drop_privileges else None,
     }
     cmd, cwd, env = isolation.command(sys.executable, RUNNER, work)
@@ -185,6 +185,16 @@ def _one_runner(
     return results, running
 
 
+def _limits(config: SandboxConfig) -> dict[str, int]:
+    """The resource limits the runner applies to each confined process."""
+    return {
+        "memory_bytes": config.memory_mb * 2**20,
+        "file_bytes": config.max_file_mb * 2**20,
+        "open_files": config.max_open_files,
+        "processes": config.max_processes,
+    }
+
+
 def _parse(line: bytes, tests: list[str], indices: list[int]) -> TestOutcome | None:
     try:
         data = json.loads(line)
@@ -211,3 +221,76 @@ def kill_process_group(proc: subprocess.Popen) -> None:
                 stream.close()
             except OSError:
                 pass
+
+
+@dataclass(frozen=True)
+class ProgramResult:
+    returncode: int | None  # None: killed at the time limit
+    stdout: str  # the last ``output_cap`` characters of each stream (verdicts and errors come last)
+    stderr: str
+    timed_out: bool
+    seconds: float
+    isolation: str  # "bubblewrap" or "limits"
+
+
+def run_program(
+    argv: Sequence[str],
+    cwd: Path,
+    config: SandboxConfig | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+) -> ProgramResult:
+    """Run ``argv`` in the sandbox with ``cwd`` as its working folder, the only one it can write.
+
+    The program gets what a test gets: the isolation of ``config.mode``, the scrubbed environment
+    (plus ``env``), a HOME folder made inside ``cwd``, ``config``'s memory, process, open-file and
+    file-size limits, ``config.timeout`` seconds of CPU (plus one) and of wall clock for the whole
+    run, after which its whole process group is killed, and, when qualm runs as root, the
+    ``nobody`` user. Under bubblewrap ``cwd`` appears as /qualm-sandbox/work, so paths inside the
+    program are relative to its working folder. stdin is empty; stdout and stderr go to files
+    outside ``cwd``, capped by the file-size limit. Raises :class:`SandboxUnavailable` when the
+    mode cannot run here.
+    """
+    config = config or SandboxConfig()
+    isolation = choose_isolation(config.mode)
+    work = Path(cwd)
+    (work / "home").mkdir(parents=True, exist_ok=True)
+    os.chmod(work, 0o777)  # the program may run as an unprivileged user
+    os.chmod(work / "home", 0o777)
+    job = {
+        "argv": list(argv),
+        "env": dict(env or {}),
+        "limits": _limits(config),
+        "cpu_seconds": int(max(config.timeout, 1.0)) + 1,
+        "drop_to_uid": NOBODY if isolation.drop_privileges else None,
+    }
+    cmd, run_cwd, run_env = isolation.command(sys.executable, RUNNER, work)
+    with tempfile.TemporaryDirectory(prefix="qualm-program-") as tmp:
+        out_path, err_path = Path(tmp) / "stdout", Path(tmp) / "stderr"
+        started = time.monotonic()
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(
+                cmd + ["--exec", json.dumps(job)], cwd=run_cwd, env=run_env, stdin=subprocess.DEVNULL,
+                stdout=out, stderr=err, start_new_session=True,
+            )
+            try:
+                code: int | None = proc.wait(timeout=max(config.timeout, 0.1))
+            except subprocess.TimeoutExpired:
+                code = None
+            finally:
+                kill_process_group(proc)
+        seconds = time.monotonic() - started
+        return ProgramResult(
+            returncode=code,
+            stdout=_tail(out_path, config.output_cap),
+            stderr=_tail(err_path, config.output_cap),
+            timed_out=code is None,
+            seconds=seconds,
+            isolation=isolation.name,
+        )
+
+
+def _tail(path: Path, chars: int) -> str:
+    with open(path, "rb") as f:
+        f.seek(max(0, path.stat().st_size - 4 * chars))  # UTF-8: at most 4 bytes a character
+        return f.read().decode("utf-8", "replace")[-chars:]

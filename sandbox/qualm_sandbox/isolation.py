@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,6 +59,9 @@ class Isolation:
             cmd += ["--perms", "0755", "--dir", parent]
         for d in python_dirs:
             cmd += ["--ro-bind", d, d]
+        # bubblewrap would make this folder root-only; a program dropped to nobody that names its
+        # working folder by absolute path (Python's importer does) must be able to traverse it.
+        cmd += ["--perms", "0755", "--dir", _INSIDE]
         cmd += ["--ro-bind", str(runner), f"{_INSIDE}/runner.py"]
         cmd += ["--bind", str(work), f"{_INSIDE}/work"]
         cmd += ["--clearenv", "--chdir", f"{_INSIDE}/work"]
@@ -120,8 +124,6 @@ def choose_isolation(mode: str = "auto") -> Isolation:
 
 def _probe(isolation: Isolation) -> str | None:
     """Start the sandbox once with a trivial command; None when it works."""
-    import tempfile
-
     with tempfile.TemporaryDirectory(prefix="qualm-probe-") as tmp:
         cmd, cwd, env = isolation.command(sys.executable, Path(__file__), Path(tmp))
         cmd = cmd[:-2] + ["-c", "pass"]  # the interpreter, not the runner

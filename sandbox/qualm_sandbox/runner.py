@@ -8,6 +8,9 @@ file, so a test that prints fake results only fills its own captured output.
 A test passes only when the harness code in its child, after running the candidate and the test,
 writes the child's status with the per-test nonce and the child then exits 0. A test that exits
 early (``sys.exit``, ``os._exit``), crashes, times out or kills its harness never writes it.
+
+``python -I runner.py --exec JOB`` is :func:`qualm_sandbox.run_program`'s launcher instead: it
+confines itself with the same limits and user a test child gets, then becomes the program.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ MESSAGE_CAP = 2000
 
 
 def main() -> None:
+    if sys.argv[1:2] == ["--exec"]:
+        exec_program(json.loads(sys.argv[2]))
     job = json.loads(sys.stdin.read())
     sys.stdin.close()
     _make_undumpable()
@@ -39,10 +44,10 @@ def _make_undumpable() -> None:
     # A non-dumpable runner's /proc/<pid>/fd cannot be opened by same-uid test children, so they
     # cannot reach the result channel. Best effort: ctypes is stdlib, prctl is Linux-only.
     try:
-        import ctypes
+        import ctypes  # noqa: PLC0415 - only here, and only where it loads
 
         ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
-    except Exception:
+    except Exception:  # noqa: BLE001 - best effort
         pass
 
 
@@ -99,20 +104,34 @@ def _child_setup(out_fd: int, job: dict) -> None:
     os.dup2(out_fd, 2)
     os.close(devnull)
     os.close(out_fd)
-    limits = job["limits"]
-    cpu = int(float(job["timeout"])) + 1
-    _limit(resource.RLIMIT_CPU, cpu, cpu + 1)
+    _confine(job["limits"], int(float(job["timeout"])) + 1, job.get("drop_to_uid"))
+
+
+def exec_program(job: dict) -> None:
+    """Confine this process, then replace it with ``job["argv"]``: exec keeps the limits, the
+    dropped user and the session, so the program and everything it starts stay inside them."""
+    _confine(job["limits"], int(job["cpu_seconds"]), job.get("drop_to_uid"))
+    argv = job["argv"]
+    try:
+        os.execvpe(argv[0], argv, {**os.environ, **job.get("env", {})})
+    except OSError as exc:
+        sys.stderr.write(f"qualm sandbox: cannot run {argv[0]!r}: {exc}\n")
+        sys.stderr.flush()
+        os._exit(127)
+
+
+def _confine(limits: dict, cpu_seconds: int, drop_to_uid: int | None) -> None:
+    _limit(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 1)
     _limit(resource.RLIMIT_AS, limits["memory_bytes"])
     _limit(resource.RLIMIT_FSIZE, limits["file_bytes"])
     _limit(resource.RLIMIT_NOFILE, limits["open_files"])
     _limit(resource.RLIMIT_NPROC, limits["processes"])
     _limit(resource.RLIMIT_CORE, 0)
-    uid = job.get("drop_to_uid")
-    if uid is not None and os.getuid() == 0:
+    if drop_to_uid is not None and os.getuid() == 0:
         # Root ignores RLIMIT_NPROC and could signal the runner: tests run as an unprivileged user.
         os.setgroups([])
-        os.setgid(uid)
-        os.setuid(uid)
+        os.setgid(drop_to_uid)
+        os.setuid(drop_to_uid)
 
 
 def _limit(which: int, soft: int, hard: int | None = None) -> None:
@@ -133,13 +152,13 @@ def _child_run(preamble: str, code: str, status_fd: int, nonce: str) -> None:
         for flush in flushes:  # what the test printed belongs in its captured output
             try:
                 flush()
-            except BaseException:
+            except BaseException:  # noqa: BLE001 - the test may have broken its streams
                 pass
         try:
             message = message if type_(message) is str_ else "<unprintable>"
             if len_(message) > MESSAGE_CAP:
                 message = message[:MESSAGE_CAP] + "…"
-            payload = '\n{"nonce": "%s", "status": "%s", "message": %s}\n' % (nonce, status, _json_string(message))
+            payload = '\n{"nonce": "%s", "status": "%s", "message": %s}\n' % (nonce, status, _json_string(message))  # noqa: UP031 - braces of JSON
             write(status_fd, encode(payload, "utf-8", "replace"))
         finally:
             exit_(0)
@@ -147,7 +166,7 @@ def _child_run(preamble: str, code: str, status_fd: int, nonce: str) -> None:
     def describe(exc: BaseException) -> str:
         try:
             text = str_(exc)
-        except BaseException:
+        except BaseException:  # noqa: BLE001 - untrusted __str__
             text = "<exception that cannot be printed>"
         name = getattr(type_(exc), "__name__", "Exception")
         return f"{name}: {text}" if text else name
@@ -178,7 +197,7 @@ def _json_string(text: str) -> str:
         if ch == '"' or ch == "\\":
             out.append("\\" + ch)
         elif o < 0x20 or 0xD800 <= o <= 0xDFFF:
-            out.append("\\u%04x" % o)
+            out.append(f"\\u{o:04x}")
         else:
             out.append(ch)
     out.append('"')

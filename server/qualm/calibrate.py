@@ -11,18 +11,19 @@ evaluation and is refused here, so no threshold can be tuned on it.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from . import engine
-from .assess import assess_function
-from .evaluation import datasets
-from .evaluation.datasets import MBPP_CALIBRATION_IDS, MBPP_TEST_IDS
+from .engine import assess_function
 from .ensemble import Calibration, new_calibration
+from .lang import PYTHON, SourceError
+from .lang.python.source import docstring_of, with_docstring
 from .model import CancelToken, ModelBackend
-from .pysource import SourceError, docstring_of, find_function, with_docstring
+from .reference_data import MBPP_CALIBRATION_IDS, MBPP_PATH, MBPP_TEST_IDS, humaneval_rows, mbpp_tasks
 from .settings import Settings
+
 
 @dataclass(frozen=True)
 class ReferenceProblem:
@@ -32,18 +33,17 @@ class ReferenceProblem:
 
 
 def humaneval_problems() -> Iterator[ReferenceProblem]:
-    for p in datasets.humaneval():
-        yield ReferenceProblem(p.task_id, p.prompt, p.entry_point)
+    for task_id, p in humaneval_rows().items():
+        yield ReferenceProblem(task_id, p["prompt"], p["entry_point"])
 
 
 def mbpp_problems(path: Path | None = None, ids: range = MBPP_CALIBRATION_IDS) -> Iterator[ReferenceProblem]:
     """MBPP problems by task_id (default: qualm's shipped copy), never from the test split (the
-    evaluation's loader and prompts)."""
-    for p in datasets.mbpp(path or datasets.MBPP_PATH, split="all"):
-        tid = int(p.task_id.split("/")[1])
-        if tid in MBPP_TEST_IDS or tid not in ids:
+    evaluation's prompts, from the same reader)."""
+    for task in mbpp_tasks(path or MBPP_PATH):
+        if task.number in MBPP_TEST_IDS or task.number not in ids:
             continue  # the evaluation's test split never feeds calibration
-        yield ReferenceProblem(p.task_id, p.prompt, p.entry_point)
+        yield ReferenceProblem(task.task_id, task.prompt, task.entry_point)
 
 
 def describe(problems: list[ReferenceProblem], dataset: str) -> str:
@@ -72,14 +72,14 @@ def calibrate(
     backend: ModelBackend,
     problems: list[ReferenceProblem],
     settings: Settings,
-    model_sha256: str,
     dataset: str,
     rows_path: Path,
     on_problem: Callable[[int, ReferenceProblem, dict], None] | None = None,
     cancel: CancelToken | None = None,
 ) -> Calibration:
     """Assess a greedy solution per problem; rows are appended to ``rows_path`` as they finish so
-    an interrupted run resumes where it stopped."""
+    an interrupted run resumes where it stopped. The file records the model's identity
+    (``backend.info.identity``): that is how it is found again for this model."""
     done: dict[str, dict] = {}
     if rows_path.exists():
         for line in rows_path.read_text().splitlines():
@@ -101,14 +101,14 @@ def calibrate(
             if on_problem is not None:
                 on_problem(i, problem, done[problem.task_id])
     rows = [done[p.task_id] for p in problems if p.task_id in done]
-    return new_calibration(backend.info.name, model_sha256, dataset, rows, {"seed": settings.generation.seed, "n_plans": settings.algorithmic.n_plans, "n_tests": settings.functional.n_tests, "top_k": settings.lexical.top_k})
+    return new_calibration(backend.info.name, backend.info.identity.digest, dataset, rows, {"seed": settings.generation.seed, "n_plans": settings.algorithmic.n_plans, "n_tests": settings.functional.n_tests, "top_k": settings.lexical.top_k})
 
 
 def _one(backend: ModelBackend, problem: ReferenceProblem, settings: Settings, cancel: CancelToken | None) -> dict:
     trace = engine.generate_solution(backend, problem.description, settings, cancel=cancel)
     row: dict = {"task_id": problem.task_id, "lexical": None, "algorithmic": None, "functional": None, "note": ""}
     try:
-        fn = find_function(with_task(trace.text, problem), problem.entry_point, problem.task_id)
+        fn = PYTHON.find_function(with_task(trace.text, problem), problem.entry_point, problem.task_id)
     except SourceError as exc:
         row["note"] = f"no usable solution: {exc}"
         return row

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .levels import LEVELS, Level, level_of
+from .levels import LEVELS, Level, ensemble_words, level_of
 from .model import ModelInfo
 from .signals.lexical import LexicalReport
 from .trace import TokenRecord, Trace
@@ -72,22 +72,22 @@ def lexical_table(report: LexicalReport, title: str) -> Table:
     return table
 
 
-def model_lines(info: ModelInfo, sha256: str) -> Text:
+def model_lines(info: ModelInfo) -> Text:
+    """The model's facts for people: what every backend has, then the backend's own details."""
+    identity = info.identity
     rows = [
         ("name", info.name),
-        ("path", info.path),
-        ("size", f"{info.size_bytes:,} bytes"),
-        ("sha256", sha256),
-        ("context length", f"{info.context_length:,} tokens (trained for {info.trained_context_length:,})"),
-        ("vocabulary", f"{info.vocab_size:,} tokens"),
-        ("threads", str(info.n_threads)),
-        ("GPU layers", str(info.n_gpu_layers)),
         ("backend", info.backend),
-        ("build", info.build),
+        ("identity", f"{identity.kind} · {'sha256' if identity.kind == 'gguf' else 'fingerprint'} {identity.digest}"),
+        ("capabilities", info.capabilities.describe()),
+        ("context length", f"{info.context_length:,} tokens"),
+        ("vocabulary", f"{info.vocab_size:,} tokens"),
+        *info.details,
     ]
+    width = max(len(k) for k, _ in rows) + 2
     out = Text()
     for k, v in rows:
-        out.append(f"{k:<15}", style="bold")
+        out.append(f"{k:<{width}}", style="bold")
         out.append(f"{v}\n")
     return out
 
@@ -104,9 +104,7 @@ def _pct(p: float | None) -> str:
 
 
 def assessment_report(a, where: str) -> list:
-    """Renderables for one Assessment (qualm.assess)."""
-    from .levels import ensemble_words
-
+    """Renderables for one Assessment (qualm.engine.assess_function)."""
     out: list = []
     head = Text()
     head.append(f"{where}::{a.function}", style="bold")

@@ -9,19 +9,11 @@ import math
 from pathlib import Path
 
 import pytest
+from codebleu import calc_codebleu
 
-from qualm.evaluation.baselines import (
-    GREEDY,
-    SymbolicConfig,
-    cluster_entropy,
-    codebleu_similarity,
-    consistency_bleu,
-    consistency_vr,
-    consistency_vro,
-    pairwise_mean,
-    pass_pattern_disagreement,
-    symbolic_clustering,
-)
+from qualm.evaluation.consistency import GREEDY, codebleu_similarity, consistency_bleu, consistency_vr, consistency_vro, pairwise_mean
+from qualm.evaluation.pass_pattern import pass_pattern_disagreement
+from qualm.evaluation.symbolic import SymbolicConfig, cluster_entropy, symbolic_clustering
 from qualm_sandbox import SandboxUnavailable, choose_isolation
 
 DOUBLE_MUL = "def f(x: int) -> int:\n    return x * 2\n"
@@ -113,8 +105,6 @@ def test_vr_and_vro_on_hand_built_cases():
 def test_vr_equals_huang_formula_over_ordered_pairs_with_raw_codebleu():
     # Huang et al.: VR = 1 - sum_{i != j} sim(s_i, s_j) / (N (N - 1)) with the raw, asymmetric
     # CodeBLEU; averaging both directions per unordered pair gives the same number.
-    from codebleu import calc_codebleu
-
     samples = [DOUBLE_MUL, DOUBLE_ADD, PLUS_ONE]
     n = len(samples)
     ordered = sum(
@@ -124,8 +114,6 @@ def test_vr_equals_huang_formula_over_ordered_pairs_with_raw_codebleu():
 
 
 def test_consistency_bleu_is_pairwise_bleu_among_the_samples():
-    from codebleu import calc_codebleu
-
     samples = [DOUBLE_MUL, DOUBLE_ADD, PLUS_ONE]
     bleu = consistency_bleu(samples)
     # by hand: BLEU-4 (CodeBLEU's n-gram term) both ways per unordered pair, averaged

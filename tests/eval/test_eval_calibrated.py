@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from qualm.evaluation.methods import ALGO, FUNC, LEX, calibrated_probability
-from qualm.evaluation.report import EvalRun, MethodResult, load_runs, write_report
+from qualm.evaluation.methods import calibrated_probability
+from qualm.evaluation.report import load_runs, write_report
+from qualm.evaluation.results import ALGO, FUNC, LEX, EvalRun, MethodResult
 from qualm.evaluation.runner import CalibrationSplit, calibrated_method
 
 # a calibration split where every axis is higher on the failing problems
@@ -50,8 +51,8 @@ def test_a_calibration_run_without_the_three_axes_is_refused():
 
 
 def _qualm_eval(*args: str):
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import subprocess
+    import sys
 
     return subprocess.run([sys.executable, "-m", "qualm", "eval", *args], capture_output=True, text=True, timeout=300)
 

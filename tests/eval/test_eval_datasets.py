@@ -9,21 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from qualm.evaluation.datasets import (
-    MBPP_PATH,
-    MBPP_SANITIZED_PATH,
-    DatasetError,
-    OfficialTests,
-    Problem,
-    _spread,
-    apps,
-    humaneval,
-    load,
-    mbpp,
-    mbpp_sanitized,
-    official_label,
-    user_jsonl,
-)
+from qualm import calibrate
+from qualm.evaluation.apps import apps
+from qualm.evaluation.datasets import humaneval, load, mbpp, mbpp_sanitized
+from qualm.evaluation.labels import _spread, official_label
+from qualm.evaluation.problems import OfficialTests, Problem
+from qualm.evaluation.user_problems import user_jsonl
+from qualm.reference_data import MBPP_PATH, MBPP_SANITIZED_PATH, DatasetError
 from qualm_sandbox import SandboxConfig, SandboxUnavailable, choose_isolation
 
 FIXTURE = Path(__file__).with_name("fixtures") / "apps_small.jsonl"
@@ -78,8 +70,6 @@ def test_mbpp_splits_by_task_id():
 
 
 def test_mbpp_agrees_with_calibration():
-    from qualm import calibrate
-
     assert (calibrate.MBPP_TEST_IDS, calibrate.MBPP_CALIBRATION_IDS) == (range(11, 511), range(511, 975))
     ours = {p.task_id: p.prompt for p in mbpp(split="calibration")}
     theirs = {p.task_id: p.description for p in calibrate.mbpp_problems(MBPP_PATH)}
@@ -151,7 +141,7 @@ def test_apps_from_hub():
 
 def test_apps_hub_without_datasets_library_says_what_is_missing():
     try:
-        import datasets  # noqa: F401
+        import datasets  # noqa: F401 - whether it is installed is the question
     except ImportError:
         with pytest.raises(DatasetError, match="needs the datasets library"):
             load("codeparrot/apps", difficulty="introductory")

@@ -16,7 +16,7 @@ SCRIPT = Path(__file__).parents[2] / "scripts" / "eval-paper"
 
 def model_key() -> str:
     out = subprocess.run([sys.executable, "-m", "qualm", "model", "--json"], capture_output=True, text=True, check=True, timeout=300)
-    return json.loads(out.stdout)["sha256"][:16]
+    return json.loads(out.stdout)["identity"]["key"]
 
 
 def run(cmd: str, out: Path, machine: Path) -> subprocess.CompletedProcess:

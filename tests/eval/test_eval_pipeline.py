@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 
 from qualm.evaluation.datasets import humaneval
-from qualm.evaluation.methods import core_methods
-from qualm.evaluation.pipeline import STEPS, PipelineOptions, ProblemCache, problem_dir, run_problem, settings_key
+from qualm.evaluation.methods import COMPUTED_ON, ProblemData, core_methods, symbolic_method
+from qualm.evaluation.pipeline import STEPS, PipelineOptions, ProblemCache, problem_dir, settings_key
 from qualm.evaluation.runner import CalibrationSplit, EvalPlan, collect
-from qualm.model import CancelToken
+from qualm.evaluation.symbolic import SymbolicConfig
+from qualm.model import CancelToken, ModelIdentity
 from qualm.settings import Settings
 from qualm.trace import TokenRecord, Trace
 
@@ -35,6 +36,11 @@ def _trace(text: str) -> Trace:
         tokens.append(TokenRecord(i, i, piece, pos, pos + len(piece), 0.1 * (i % 7), 0.9, ()))
         pos += len(piece)
     return Trace(text=text, tokens=tuple(tokens), model="scripted", mode="generate")
+
+
+def model(hexdigit: str) -> ModelIdentity:
+    """A model identity for the cache's folder; the model itself is the scripted stand-in below."""
+    return ModelIdentity("gguf", hexdigit * 64, "scripted")
 
 
 class ScriptedBackend:
@@ -63,14 +69,14 @@ def test_an_interrupted_run_resumes_at_the_step_it_was_in_and_a_finished_one_rec
     cancel = CancelToken()
     first = ScriptedBackend(stop_after=2, cancel=cancel)  # greedy, then the samples batch is interrupted
     with pytest.raises(InterruptedError):
-        collect(first, [HE0], settings, plan, tmp_path, "f" * 64, cancel=cancel)
+        collect(first, [HE0], settings, plan, tmp_path, model("f"), cancel=cancel)
     key = settings_key(settings, PipelineOptions(**{**plan.options.__dict__, "steps": plan.steps()}))
-    cache = ProblemCache(problem_dir(tmp_path, "f" * 64, key, HE0))
+    cache = ProblemCache(problem_dir(tmp_path, model("f").key, key, HE0))
     done = {s for s in STEPS if cache.get(s) is not None}
     assert {"greedy", "label", "samples"} <= done and "plans" not in done  # what finished was kept
 
     second = ScriptedBackend()
-    data = collect(second, [HE0], settings, plan, tmp_path, "f" * 64)
+    data = collect(second, [HE0], settings, plan, tmp_path, model("f"))
     # only the steps that had not finished ran again: plans (2 in one batch) and tests (1)
     assert second.calls == ["plan_generation"] * 2 + ["test_generation"]
     assert {s for s in STEPS if cache.get(s) is not None} == set(STEPS)
@@ -78,7 +84,7 @@ def test_an_interrupted_run_resumes_at_the_step_it_was_in_and_a_finished_one_rec
     assert data[0].steps["selftests"]["greedy"]["uncertainty"] == 0.0
 
     third = ScriptedBackend()
-    again = collect(third, [HE0], settings, plan, tmp_path, "f" * 64)
+    again = collect(third, [HE0], settings, plan, tmp_path, model("f"))
     assert third.calls == [] and again[0].steps == data[0].steps
 
 
@@ -99,7 +105,7 @@ def test_a_torn_cache_file_is_recomputed(tmp_path: Path):
 
 def test_core_methods_from_the_cache(tmp_path: Path):
     settings = Settings.from_mapping({"algorithmic": {"n_plans": 2}, "functional": {"n_tests": 2}})
-    data = collect(ScriptedBackend(), [HE0], settings, EvalPlan(options=PipelineOptions(n_samples=2)), tmp_path, "e" * 64)
+    data = collect(ScriptedBackend(), [HE0], settings, EvalPlan(options=PipelineOptions(n_samples=2)), tmp_path, model("e"))
     by_name = {m.name: m for m in core_methods(data, settings)}
     assert by_name["Top-5 Entropy"].uncertainty[0] == pytest.approx(sum(sorted([0.1 * (i % 7) for i in range(len(GOOD.split(" ")))])[-5:]) / 5)
     assert by_name["Pseudo Consistency (ALGO)"].uncertainty[0] == pytest.approx(0.0)  # two identical plans
@@ -115,10 +121,8 @@ def test_core_methods_from_the_cache(tmp_path: Path):
 def test_steps_computed_on_another_machine_count_for_values_but_not_for_cost(tmp_path: Path):
     # Two problems; the second one's plans were merged in from another machine (say a GPU): its
     # algorithmic uncertainty is used, its wall time is left out of the cost per problem.
-    from qualm.evaluation.methods import COMPUTED_ON
-
     settings = Settings.from_mapping({"algorithmic": {"n_plans": 2}, "functional": {"n_tests": 2}})
-    data = collect(ScriptedBackend(), [HE0, HE1], settings, EvalPlan(options=PipelineOptions(n_samples=2)), tmp_path, "d" * 64)
+    data = collect(ScriptedBackend(), [HE0, HE1], settings, EvalPlan(options=PipelineOptions(n_samples=2)), tmp_path, model("d"))
     data[0].steps["plans"]["seconds"] = 100.0
     data[1].steps["plans"]["seconds"] = 1.0
     data[1].steps["plans"][COMPUTED_ON] = "NVIDIA H100 (CUDA)"
@@ -140,10 +144,6 @@ def test_symbolic_clustering_reports_every_problem_and_reads_back_cached_cluster
     # and a clustering already in the problem's cache is read back, not recomputed (this one could
     # not be: CrossHair would cluster two identical samples into one cluster, not two). With two
     # problems at once the values still come back in the problems' order and the count still rises.
-    from qualm.evaluation.baselines import SymbolicConfig
-    from qualm.evaluation.methods import ProblemData, symbolic_method
-    from qualm.evaluation.pipeline import ProblemCache
-
     cached = ProblemCache(tmp_path / "B")
     cached.put("symbolic-2", {"uncertainty": 0.693, "clusters": [[0], [1]], "calls": 1, "note": "", "seconds": 7.0})
     samples = {"codes": ["def f(x):\n    return x\n"] * 2, "seconds": 3.0}
@@ -167,17 +167,17 @@ def test_tests_parsed_by_an_older_parser_are_read_again_and_their_runs_redone(tm
     # and the model is not asked again.
     settings = Settings.from_mapping({"algorithmic": {"n_plans": 2}, "functional": {"n_tests": 2}})
     plan = EvalPlan(options=PipelineOptions(n_samples=2))
-    data = collect(ScriptedBackend(), [HE0], settings, plan, tmp_path, "c" * 64)
+    data = collect(ScriptedBackend(), [HE0], settings, plan, tmp_path, model("c"))
     cache = data[0].cache
     objects = '[{"assert statement": "assert has_close_elements([1.0, 2.0], 0.5) == False", "expected result": false}]'
     cache.put("tests", {"raw": objects, "tests": [], "dropped": [["{...}", "not a string"]], "seconds": 5.0})  # no "parser": old
     cache.put("selftests", {"greedy": {"uncertainty": None, "note": "no valid test"}, "matrix": [None], "seconds": 0.1})
     backend = ScriptedBackend()
-    again = collect(backend, [HE0], settings, plan, tmp_path, "c" * 64)
+    again = collect(backend, [HE0], settings, plan, tmp_path, model("c"))
     assert backend.calls == []
     assert again[0].steps["tests"]["tests"] == ["assert has_close_elements([1.0, 2.0], 0.5) == False"]
     assert again[0].steps["tests"]["seconds"] == 5.0  # the model's time, kept
     assert again[0].steps["selftests"]["greedy"]["uncertainty"] == 0.0  # run again against the new list
     assert again[0].steps["sampletests"]["matrix"] == [[True], [True]]  # each sample against the one new test
     # read again once: a third run changes nothing
-    assert collect(ScriptedBackend(), [HE0], settings, plan, tmp_path, "c" * 64)[0].steps == again[0].steps
+    assert collect(ScriptedBackend(), [HE0], settings, plan, tmp_path, model("c"))[0].steps == again[0].steps

@@ -15,19 +15,11 @@ from pathlib import Path
 import pytest
 
 from qualm.evaluation import metrics
-from qualm.evaluation.report import (
-    HELD,
-    NOT_HELD,
-    NOT_TESTED,
-    EvalRun,
-    MethodResult,
-    axis_correlations,
-    check_claims,
-    load_runs,
-    render_table,
-    summarise,
-    write_report,
-)
+from qualm.evaluation.claims import HELD, NOT_HELD, NOT_TESTED, check_claims
+from qualm.evaluation.report import load_runs, write_report
+from qualm.evaluation.results import EvalRun, MethodResult
+from qualm.evaluation.summary import axis_correlations, summarise
+from qualm.evaluation.tables import render_table
 
 LABELS = [True] * 4 + [False] * 4
 TASKS = [f"task/{i}" for i in range(8)]
@@ -162,9 +154,9 @@ def _cells(line: str) -> list[str]:
 
 def main_table(out: Path) -> tuple[list[str], dict[str, list[str]], list[str]]:
     """(header, row label -> cells, labels in order incl. family headers) of the main table."""
-    lines = [l for l in _section((out / "table.md").read_text(), "### tiny-model", "## ") if l.startswith("|")]
+    lines = [line for line in _section((out / "table.md").read_text(), "### tiny-model", "## ") if line.startswith("|")]
     header = _cells(lines[0])
-    rows = [_cells(l) for l in lines[2:]]
+    rows = [_cells(line) for line in lines[2:]]
     return header, {r[0]: r for r in rows}, [r[0] for r in rows]
 
 
@@ -177,7 +169,10 @@ def test_table_groups_families_in_the_paper_order(report):
               "*Ensemble (ours) and drop-one ablations*", "*Beyond the paper*"]
     positions = [order.index(t) for t in titles]
     assert positions == sorted(positions)
-    between = lambda a, b: order[order.index(a) + 1: order.index(b)]
+
+    def between(a: str, b: str) -> list[str]:
+        return order[order.index(a) + 1: order.index(b)]
+
     assert between(titles[0], titles[1]) == ["Mean Entropy", "Max Entropy", "Mean Probability", "Max Probability"]
     assert between(titles[2], titles[3]) == ["Top-5 Entropy", "Pseudo Consistency (ALGO)", "Generated Tests (FUNC)"]
     assert order[order.index(titles[4]) + 1:] == ["P(pass), calibrated"]
@@ -208,15 +203,15 @@ def test_table_has_pass_at_1_k_sweep_cost_and_correlations(report):
     out, _ = report
     text = (out / "table.md").read_text()
     assert "| HumanEval | tiny-model | 8 | 0.500 |" in text
-    k_rows = [_cells(l) for l in _section(text, "## Top-K entropy", "## Code vs") if l.startswith("| ")]
+    k_rows = [_cells(line) for line in _section(text, "## Top-K entropy", "## Code vs") if line.startswith("| ")]
     assert [r[0] for r in k_rows[2:]] == [str(k) for k in range(1, 11)]
     assert k_rows[2 + 4][1] == "**.812**"  # K=5 has the fewest swaps (3)
     scope = _section(text, "## Code vs comment entropy", "## Cost")
-    assert any(l.startswith("| Comments only | .250") for l in scope)
+    assert any(line.startswith("| Comments only | .250") for line in scope)
     cost = _section(text, "## Cost", "## Correlation")
     assert "| Consistency (VR) | 5.00 | 4.00 |" in cost
     assert "| Consistency (BLEU) | 4.00 | — |" in cost  # not measured here: no cost, not 0.00
-    assert not any("Top-K" in l for l in cost)
+    assert not any("Top-K" in line for line in cost)
     algo, func = (humaneval_run().method(n).uncertainty for n in ("Pseudo Consistency (ALGO)", "Generated Tests (FUNC)"))
     r, rho = metrics.pearson(algo, func), metrics.spearman(algo, func)
     assert f"| HumanEval | tiny-model | ALGO vs FUNC | {r:.4f} | {rho:.4f} | 8 |" in text
@@ -284,8 +279,8 @@ def test_bad_runs_are_rejected(tmp_path):
 def test_qualm_report_rebuilds_and_combines_reports_from_results_json(tmp_path, report):
     """``qualm report`` (the real CLI, in a subprocess) reads two single-data-set results.json files
     and writes the same combined report write_report wrote from the runs themselves."""
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import subprocess
+    import sys
 
     combined, _ = report
     parts = []
@@ -304,8 +299,8 @@ def test_qualm_report_rebuilds_and_combines_reports_from_results_json(tmp_path, 
 
 
 def test_qualm_report_refuses_a_file_that_is_not_results_json(tmp_path):
-    import subprocess  # noqa: PLC0415
-    import sys  # noqa: PLC0415
+    import subprocess
+    import sys
 
     bad = tmp_path / "results.json"
     bad.write_text('{"runs": [{"dataset": "D"}]}')

@@ -58,7 +58,8 @@ class GarbledSampling:
 def test_calibrate_writes_a_row_per_problem_and_resumes_without_the_model(backend, small, first, tmp_path):
     rows_path = tmp_path / "cal.rows.jsonl"
     label = describe(first, "MBPP")
-    cal = calibrate(backend, first, small, "f" * 64, label, rows_path)
+    cal = calibrate(backend, first, small, label, rows_path)
+    assert cal.model_sha256 == backend.info.identity.digest  # how the file is found again for this model
     rows = [json.loads(line) for line in rows_path.read_text().splitlines()]
     assert [r["task_id"] for r in rows] == ["MBPP/511"]
     row = rows[0]
@@ -67,14 +68,14 @@ def test_calibrate_writes_a_row_per_problem_and_resumes_without_the_model(backen
     assert row["functional"] is None or 0.0 <= row["functional"] <= 1.0
     assert cal.dataset == "MBPP task_ids 511-511 (1 problem)" and cal.problems == 1
     # A second run reads the row back: no model call, no second line.
-    again = calibrate(NoModel(backend.info), first, small, "f" * 64, label, rows_path)
+    again = calibrate(NoModel(backend.info), first, small, label, rows_path)
     assert again.scores == cal.scores
     assert len(rows_path.read_text().splitlines()) == 1
 
 
 def test_unavailable_axes_are_named_in_the_row(backend, small, first, tmp_path):
     rows_path = tmp_path / "garbled.rows.jsonl"
-    calibrate(GarbledSampling(backend), first, small, "f" * 64, "garbled", rows_path)
+    calibrate(GarbledSampling(backend), first, small, "garbled", rows_path)
     row = json.loads(rows_path.read_text())
     assert row["lexical"] is not None
     assert row["algorithmic"] is None and row["functional"] is None

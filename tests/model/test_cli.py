@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -49,7 +49,7 @@ def qualm(*args: str, env: dict | None = None, stdin: str | None = None) -> subp
 
 def one_line_error(proc: subprocess.CompletedProcess) -> str:
     assert proc.returncode == 2, proc.stderr
-    lines = [l for l in proc.stderr.splitlines() if l.strip()]
+    lines = [line for line in proc.stderr.splitlines() if line.strip()]
     assert len(lines) == 1, proc.stderr
     assert lines[0].startswith("qualm: ")
     return lines[0]
@@ -105,9 +105,11 @@ def test_model_command_prints_what_the_issue_names():
     info = json.loads(proc.stdout)
     assert info["name"] == DEFAULT_MODEL.display_name
     assert info["sha256"] == DEFAULT_MODEL.sha256
-    assert info["size_bytes"] == DEFAULT_MODEL.size
-    assert info["vocab_size"] == 151_936 and info["trained_context_length"] == 32_768
-    assert info["n_threads"] >= 1 and info["n_gpu_layers"] == 0
+    assert info["identity"]["kind"] == "gguf" and info["identity"]["key"] == DEFAULT_MODEL.sha256[:16]
+    # the backend's details come by their display labels, as text
+    assert info["size"] == f"{DEFAULT_MODEL.size:,} bytes"
+    assert info["vocab_size"] == 151_936 and info["trained context"] == "32,768 tokens"
+    assert int(info["threads"]) >= 1 and info["GPU layers"] == "0"
     text = qualm("model", env={"COLUMNS": "200"}).stdout
     for label in ("name", "path", "size", "sha256", "context length", "vocabulary", "threads", "GPU layers"):
         assert label in text

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import pytest
 
+from qualm.evaluation.datasets import humaneval
+from qualm.evaluation.labels import official_label
+
 pytestmark = pytest.mark.model
 
 SMALL = {"generation": {"max_tokens": 256}, "algorithmic": {"n_plans": 3, "max_tokens": 160}, "functional": {"n_tests": 3, "max_tokens": 300}}
@@ -50,8 +53,6 @@ def test_eval_three_humaneval_problems_with_every_method(tmp_path: Path):
     table = (out / "table.md").read_text()
     assert "HumanEval" in table and "Top-5 Entropy" in table and "pass@1" in table.lower()
     # labels come from the official tests: recompute one from the cached greedy solution
-    from qualm.evaluation.datasets import humaneval, official_label
-
     greedy = next((tmp_path / "cache").rglob("HumanEval_0/greedy.json"))
     label = json.loads(greedy.with_name("label.json").read_text())
     assert official_label(humaneval()[0], json.loads(greedy.read_text())["code"]).passed == label["passed"]

@@ -7,9 +7,9 @@ says which isolation was active, and the bubblewrap-only checks are skipped with
 from __future__ import annotations
 
 import hashlib
-import os
 import socket
 import subprocess
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -59,7 +59,7 @@ def listener():
         while not stop.is_set():
             try:
                 conn, _ = srv.accept()
-            except (socket.timeout, OSError):
+            except (TimeoutError, OSError):
                 continue
             with conn:
                 conn.settimeout(1)
@@ -171,8 +171,6 @@ def test_detached_processes_do_not_outlive_the_run():
 
 def test_the_working_folder_is_removed(tmp_path, monkeypatch):
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    import tempfile
-
     monkeypatch.setattr(tempfile, "tempdir", None)
     report = run_tests(CANDIDATE, ["open('left-behind.txt', 'w').write('x')\nassert True"], FAST)
     assert report.outcomes[0].status == "passed"

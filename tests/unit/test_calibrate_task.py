@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from qualm.calibrate import ReferenceProblem, humaneval_problems, mbpp_problems, with_task
-from qualm.pysource import find_function
+from qualm.lang import PYTHON
 
 
 def test_an_mbpp_solution_gets_the_task_text_as_its_docstring():
     problem = list(mbpp_problems())[0]  # MBPP/511: a bare task text with one example assert
     solution = "def find_Min_Sum(n):\n    # the smallest sum\n    return n\n"
-    header = find_function(with_task(solution, problem), problem.entry_point).problem_description
+    header = PYTHON.find_function(with_task(solution, problem), problem.entry_point).problem_description
     assert "minimum sum of factors" in header and "assert find_Min_Sum(12) == 7" in header
     assert "return" not in header  # the body stays the candidate, not part of the task
 
@@ -17,7 +17,7 @@ def test_an_mbpp_solution_gets_the_task_text_as_its_docstring():
 def test_a_humaneval_solution_keeps_or_regains_the_prompt_docstring():
     problem = next(p for p in humaneval_problems() if p.task_id == "HumanEval/0")
     bare = "from typing import List\n\n\ndef has_close_elements(numbers: List[float], threshold: float) -> bool:\n    return False\n"
-    assert "closer to each other than" in find_function(with_task(bare, problem), problem.entry_point).problem_description
+    assert "closer to each other than" in PYTHON.find_function(with_task(bare, problem), problem.entry_point).problem_description
     own = bare.replace("    return", '    """Own words."""\n    return')
     assert with_task(own, problem) == own
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Callable, Iterable
 
 import numpy as np
 
@@ -19,14 +19,13 @@ from ..settings import Settings
 from ..signals.algorithmic import StepRouge, algorithmic_uncertainty
 from ..signals.lexical import lexical_report, top_k_mean
 from ..trace import Trace
-from .baselines import SymbolicConfig, consistency_bleu, consistency_vr, consistency_vro, pass_pattern_disagreement, symbolic_clustering
+from .consistency import consistency_bleu, consistency_vr, consistency_vro
 from .metrics import weighted_ensemble
+from .pass_pattern import pass_pattern_disagreement
 from .pipeline import ProblemCache
-from .report import MethodResult
+from .results import ALGO, AXES, ENSEMBLE, FUNC, LEX, MethodResult
+from .symbolic import SymbolicConfig, symbolic_clustering
 
-LEX, ALGO, FUNC = "Top-5 Entropy", "Pseudo Consistency (ALGO)", "Generated Tests (FUNC)"
-AXES = (LEX, ALGO, FUNC)  # the three axes in the order of the ensemble's weights
-ENSEMBLE = "Ensemble (LEX+ALGO+FUNC)"
 K_SWEEP = range(1, 11)
 
 
@@ -267,10 +266,10 @@ def core_methods(problems: list[ProblemData], settings: Settings, extra: Iterabl
     by_name = {m.name: m for m in methods}
     methods += [algorithmic_method(problems), functional_method(problems)]
     by_name.update({m.name: m for m in methods})
-    methods += ensemble_methods({a: by_name[a] for a in AXES}, settings.ensemble.weights)
+    methods += ensemble_methods({a: by_name[a] for a in AXES}, settings.ensemble.weights.as_tuple())
     for add in extra:
         methods += add(problems)
     return methods
 
 
-__all__ = ["ProblemData", "core_methods", "calibrated_probability", "LEX", "ALGO", "FUNC", "ENSEMBLE"]
+__all__ = ["ProblemData", "core_methods", "calibrated_probability"]

@@ -14,8 +14,8 @@ Such values are ``None`` (a float NaN is read the same way) and are imputed by
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 from scipy import stats

@@ -1,7 +1,8 @@
 """One evaluation pipeline per problem, cached on disk so a run resumes and methods share work.
 
 For each problem the model's outputs are produced once, each into its own JSON file under
-``<cache>/<model sha256[:16]>/<settings key>/<dataset>/<task id>/``:
+``<cache>/<model identity key>/<settings key>/<dataset>/<task id>/`` (for a GGUF the key is the
+first 16 hex digits of its SHA-256):
 
 * ``greedy``     the greedy solution with its trace (tokens, entropies, probabilities)
 * ``label``      the official verdict of the hidden tests on the greedy solution (never the self-tests)
@@ -23,9 +24,9 @@ import hashlib
 import json
 import os
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable
 
 from qualm_sandbox import SandboxConfig
 
@@ -34,7 +35,8 @@ from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..settings import Settings
 from ..signals.functional import FunctionalResult, ParsedTests, functional_uncertainty, parse_tests
 from ..trace import Trace
-from .datasets import Problem, official_label
+from .labels import official_label
+from .problems import Problem
 
 STEPS = ("greedy", "label", "samples", "plans", "tests", "selftests", "sampletests")
 PIPELINE_VERSION = 1  # bump when a step's output changes meaning: old caches are then not reused
@@ -103,9 +105,10 @@ class ProblemCache:
         return self.put(name, data)
 
 
-def problem_dir(cache_root: Path, model_sha256: str, key: str, problem: Problem) -> Path:
+def problem_dir(cache_root: Path, model_key: str, key: str, problem: Problem) -> Path:
+    """``model_key``: the model's :attr:`ModelIdentity.key`, so each model has a folder of its own."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in problem.task_id)
-    return cache_root / model_sha256[:16] / key / problem.dataset / safe
+    return cache_root / model_key / key / problem.dataset / safe
 
 
 def run_problem(
