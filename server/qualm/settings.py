@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, fields, is_dataclass, replace
+from collections.abc import Mapping
+from dataclasses import Field, dataclass, field, fields, is_dataclass, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from platformdirs import user_config_dir
+
+from .backends import BACKENDS
 
 
 def default_threads() -> int:
@@ -25,6 +28,10 @@ def default_threads() -> int:
 
 @dataclass(frozen=True)
 class ModelSettings:
+    """Which model and how to run it. ``backend`` picks the implementation (``qualm.backends``);
+    ``path`` is what it loads. The rest are the llama_cpp backend's knobs; other backends ignore them."""
+
+    backend: str = "llama_cpp"
     # None means the default model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, assembled in the cache).
     path: str | None = None
     n_gpu_layers: int = 0  # -1 offloads every layer; needs a CUDA/Metal build of llama-cpp-python
@@ -82,10 +89,30 @@ class FunctionalSettings:
 
 
 @dataclass(frozen=True)
+class AxisWeights:
+    """The ensemble's weight of each axis (the paper's 0.2 / 0.4 / 0.4); 0 turns the algorithmic or
+    functional axis off (not computed). Settings files may still give the older list form."""
+
+    lexical: float = 0.2
+    algorithmic: float = 0.4
+    functional: float = 0.4
+
+    @classmethod
+    def from_sequence(cls, values: Any, where: str) -> AxisWeights:
+        if not isinstance(values, (list, tuple)) or len(values) != 3:
+            raise SettingsError(f"{where} must be an object {{lexical, algorithmic, functional}} or a list of 3 numbers")
+        return _merge(cls(), dict(zip(("lexical", "algorithmic", "functional"), values)), where)
+
+    def as_dict(self) -> dict[str, float]:
+        return {"lexical": self.lexical, "algorithmic": self.algorithmic, "functional": self.functional}
+
+    def as_tuple(self) -> tuple[float, float, float]:
+        return (self.lexical, self.algorithmic, self.functional)
+
+
+@dataclass(frozen=True)
 class EnsembleSettings:
-    # lexical, algorithmic, functional (the paper's 0.2 / 0.4 / 0.4); 0 turns the algorithmic or
-    # functional axis off (not computed)
-    weights: tuple[float, float, float] = (0.2, 0.4, 0.4)
+    weights: AxisWeights = field(default_factory=AxisWeights)
     calibration_file: str | None = None  # None: qualm calibrate's file or the shipped one for the model
 
 
@@ -109,7 +136,7 @@ class Settings:
     editor: EditorSettings = field(default_factory=EditorSettings)
 
     @classmethod
-    def from_mapping(cls, data: Mapping[str, Any] | None) -> "Settings":
+    def from_mapping(cls, data: Mapping[str, Any] | None) -> Settings:
         """Build settings from nested plain data (JSON from an LSP client, a config file).
 
         Unknown keys are rejected with a message naming them, so a typo is never silently ignored;
@@ -117,7 +144,7 @@ class Settings:
         """
         return _checked(_merge(cls(), data or {}, "qualm"))
 
-    def with_overrides(self, **sections: Mapping[str, Any]) -> "Settings":
+    def with_overrides(self, **sections: Mapping[str, Any]) -> Settings:
         return _checked(_merge(self, sections, "qualm"))
 
 
@@ -147,7 +174,9 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "functional.max_tokens": (16, None),
     "functional.timeout": (0.1, None),
     "functional.memory_mb": (64, None),
-    "ensemble.weights": (0, None),
+    "ensemble.weights.lexical": (0, None),
+    "ensemble.weights.algorithmic": (0, None),
+    "ensemble.weights.functional": (0, None),
     "editor.max_diagnostics": (0, None),
     "editor.completion_max_tokens": (1, None),
 }
@@ -158,10 +187,12 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 
 
-def _checked(settings: "Settings") -> "Settings":
+def _checked(settings: Settings) -> Settings:
     def value(name: str) -> Any:
-        section, key = name.split(".")
-        return getattr(getattr(settings, section), key)
+        current: Any = settings
+        for part in name.split("."):
+            current = getattr(current, part)
+        return current
 
     for name, (low, high) in LIMITS.items():
         current = value(name)
@@ -174,7 +205,9 @@ def _checked(settings: "Settings") -> "Settings":
     for name, allowed in CHOICES.items():
         if value(name) not in allowed:
             raise SettingsError(f"qualm.{name} must be one of {', '.join(allowed)}, got {value(name)!r}")
-    if not any(w > 0 for w in settings.ensemble.weights):
+    if settings.model.backend not in BACKENDS:
+        raise SettingsError(f"qualm.model.backend must be one of {', '.join(BACKENDS)}, got {settings.model.backend!r}")
+    if not any(w > 0 for w in settings.ensemble.weights.as_tuple()):
         raise SettingsError("qualm.ensemble.weights: at least one weight must be above 0")
     if list(settings.lexical.level_thresholds) != sorted(settings.lexical.level_thresholds):
         raise SettingsError("qualm.lexical.level_thresholds must rise: low, medium, high")
@@ -212,16 +245,27 @@ def _merge(obj: Any, data: Mapping[str, Any], where: str) -> Any:
         if key not in known:
             raise SettingsError(f"unknown setting {where}.{key}")
         current = getattr(obj, key)
-        if is_dataclass(current):
-            changes[key] = _merge(current, value, f"{where}.{key}")
+        name = f"{where}.{key}"
+        if value is None:
+            # null means "not set" only where the setting has no value by default (a path, a thread count)
+            if not _optional(known[key]):
+                raise SettingsError(f"{name} cannot be null")
+            changes[key] = None
+        elif is_dataclass(current) and isinstance(value, (list, tuple)) and hasattr(current, "from_sequence"):
+            changes[key] = current.from_sequence(value, name)
+        elif is_dataclass(current):
+            changes[key] = _merge(current, value, name)
         else:
-            changes[key] = _coerce(current, value, f"{where}.{key}")
+            changes[key] = _coerce(current, value, name)
     return replace(obj, **changes)
 
 
+def _optional(f: Field) -> bool:
+    """Whether a field's declared type admits None (annotations are strings here: PEP 563)."""
+    return "None" in str(f.type).replace(" ", "").split("|")
+
+
 def _coerce(current: Any, value: Any, where: str) -> Any:
-    if value is None:
-        return None
     if isinstance(current, tuple):
         if not isinstance(value, (list, tuple)) or len(value) != len(current):
             raise SettingsError(f"{where} must be a list of {len(current)} numbers")

@@ -3,9 +3,10 @@ contributed with the server's default and a JSON type that the server accepts, a
 under a server section is (the server rejects unknown keys)."""
 
 import json
-from dataclasses import fields, is_dataclass
+from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
 
+from qualm.backends import BACKENDS
 from qualm.settings import CHOICES, LIMITS, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ def test_every_server_setting_is_contributed_with_its_default_and_type():
         assert key in PROPS, f"{key} is missing from package.json"
         schema = PROPS[key]
         assert schema.get("markdownDescription") or schema.get("description"), f"{key} has no description"
-        expected = list(default) if isinstance(default, tuple) else default
+        expected = asdict(default) if is_dataclass(default) else list(default) if isinstance(default, tuple) else default
         assert schema["default"] == expected, f"{key}: package.json says {schema['default']!r}, the server {expected!r}"
         types = _json_types(schema)
         if default is None:
@@ -48,6 +49,9 @@ def test_every_server_setting_is_contributed_with_its_default_and_type():
             assert "string" in types, key
         elif isinstance(default, tuple):
             assert types == {"array"} and schema["minItems"] == schema["maxItems"] == len(default), key
+        elif is_dataclass(default):  # an object setting (ensemble.weights): exactly the server's keys
+            assert types == {"object"} and schema.get("additionalProperties") is False, key
+            assert set(schema["properties"]) == {f.name for f in fields(default)}, key
 
 
 def test_nothing_under_a_server_section_is_unknown_to_the_server():
@@ -73,6 +77,7 @@ def test_enums_match_what_the_server_accepts():
     assert set(PROPS["qualm.editor.diagnostic_level"]["enum"]) == {"low", "medium", "high"}
     for name, allowed in CHOICES.items():
         assert PROPS[f"qualm.{name}"]["enum"] == list(allowed), name
+    assert PROPS["qualm.model.backend"]["enum"] == list(BACKENDS)
 
 
 def test_bounds_match_what_the_server_accepts():
@@ -80,5 +85,9 @@ def test_bounds_match_what_the_server_accepts():
     for key, _ in _server_settings():
         name = key.removeprefix("qualm.")
         schema = PROPS[key]
+        if schema["type"] == "object":
+            for prop, sub in schema["properties"].items():
+                assert (sub.get("minimum"), sub.get("maximum")) == LIMITS.get(f"{name}.{prop}", (None, None)), f"{key}.{prop}"
+            continue
         bounds = schema.get("items", schema) if schema["type"] == "array" else schema
         assert (bounds.get("minimum"), bounds.get("maximum")) == LIMITS.get(name, (None, None)), key

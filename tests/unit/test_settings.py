@@ -27,7 +27,13 @@ def test_from_mapping_merges_nested_sections():
         ({"algorithmic": {"n_plans": 1}}, r"qualm.algorithmic.n_plans must be at least 2, got 1"),
         ({"algorithmic": {"top_p": 1.5}}, r"qualm.algorithmic.top_p must be between 0 and 1, got 1.5"),
         ({"functional": {"timeout": 0}}, r"qualm.functional.timeout must be at least 0.1"),
-        ({"ensemble": {"weights": [0.2, -0.1, 0.4]}}, r"qualm.ensemble.weights must be at least 0, got -0.1"),
+        ({"ensemble": {"weights": [0.2, -0.1, 0.4]}}, r"qualm.ensemble.weights.algorithmic must be at least 0, got -0.1"),
+        ({"ensemble": {"weights": {"functional": -1}}}, r"qualm.ensemble.weights.functional must be at least 0, got -1"),
+        ({"ensemble": {"weights": {"syntax": 1}}}, "unknown setting qualm.ensemble.weights.syntax"),
+        ({"ensemble": {"weights": [0.2, 0.4]}}, "list of 3 numbers"),
+        ({"model": {"n_ctx": None}}, "qualm.model.n_ctx cannot be null"),
+        ({"ensemble": {"weights": None}}, "qualm.ensemble.weights cannot be null"),
+        ({"model": {"backend": "vllm"}}, "qualm.model.backend must be one of llama_cpp, scripted, got 'vllm'"),
         ({"ensemble": {"weights": [0, 0, 0]}}, "at least one weight must be above 0"),
         ({"lexical": {"level_thresholds": [1.0, 0.5, 2.0]}}, "must rise"),
         ({"functional": {"sandbox_mode": "docker"}}, "must be one of auto, bubblewrap, limits, got 'docker'"),
@@ -60,4 +66,16 @@ def test_overrides_are_checked_too_and_unset_values_pass():
     with pytest.raises(SettingsError, match="n_tests must be at least 1"):
         Settings().with_overrides(functional={"n_tests": 0})
     assert Settings.from_mapping({"model": {"n_threads": None}}).model.n_threads is None
-    assert Settings().with_overrides(ensemble={"weights": [0.2, 0.0, 0.4]}).ensemble.weights == (0.2, 0.0, 0.4)
+    assert Settings.from_mapping({"model": {"path": None}}).model.path is None
+    assert Settings.from_mapping({"ensemble": {"calibration_file": None}}).ensemble.calibration_file is None
+
+
+def test_ensemble_weights_by_axis_name_and_in_the_older_list_form():
+    from qualm.settings import AxisWeights
+
+    listed = Settings().with_overrides(ensemble={"weights": [0.2, 0.0, 0.4]}).ensemble.weights
+    named = Settings.from_mapping({"ensemble": {"weights": {"lexical": 0.2, "algorithmic": 0, "functional": 0.4}}}).ensemble.weights
+    assert listed == named == AxisWeights(0.2, 0.0, 0.4)
+    assert named.as_dict() == {"lexical": 0.2, "algorithmic": 0.0, "functional": 0.4}
+    # a partial mapping changes only the axes it names
+    assert Settings.from_mapping({"ensemble": {"weights": {"algorithmic": 0}}}).ensemble.weights == AxisWeights(0.2, 0.0, 0.4)
