@@ -6,13 +6,15 @@ import {
   DidChangeConfigurationNotification,
   LanguageClient,
   LanguageClientOptions,
+  ResponseError,
   ServerOptions,
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { MARKS, MarksParams, STATUS, StatusParams } from "./protocol";
-import { Choice, candidates, chooseInterpreter, probeInterpreter, setupInterpreters } from "./python";
-import { RESTART_SETTINGS, SERVER_SECTIONS, serverSettings } from "./settings";
+import { ServerInfo, judgeHandshake } from "./handshake";
+import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
+import { Choice, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, watchPythonInterpreter } from "./python";
+import { RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
 export type ClientState = StatusParams["state"] | "starting" | "stopped" | "failed";
 
@@ -21,9 +23,14 @@ export interface ClientStatus {
   message: string;
   model: string | null;
   interpreter?: string;
+  /** What the server said in the version handshake (absent until it has answered). */
+  server?: ServerInfo;
 }
 
 export type CommandInterceptor = (command: string, args: unknown[]) => Thenable<unknown> | undefined;
+
+/** How long the server may take to answer the handshake (it answers while the model loads). */
+const HANDSHAKE_TIMEOUT_MS = 30000;
 
 export class QualmClient implements vscode.Disposable {
   client?: LanguageClient;
@@ -33,12 +40,14 @@ export class QualmClient implements vscode.Disposable {
   readonly onMarks = this.marksEmitter.event;
   status: ClientStatus = { state: "stopped", message: "not started", model: null };
   private interpreter?: string;
+  private server?: ServerInfo;
   private readonly disposables: vscode.Disposable[] = [];
   private starting?: Promise<void>;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
-    private readonly output: vscode.OutputChannel,
+    /** One channel, leveled, for the client's and the server's log (and the LSP trace). */
+    readonly log: vscode.LogOutputChannel,
     private readonly intercept: CommandInterceptor,
   ) {
     this.disposables.push(
@@ -51,10 +60,17 @@ export class QualmClient implements vscode.Disposable {
         }
       }),
     );
+    void this.watchPythonExtension();
+  }
+
+  /** The scope of the server's settings (one server per window): the first workspace folder, or the
+   * document at hand when no folder is open. */
+  private scope(): vscode.Uri | undefined {
+    return vscode.workspace.workspaceFolders?.[0]?.uri ?? vscode.window.activeTextEditor?.document.uri;
   }
 
   private setStatus(status: ClientStatus): void {
-    this.status = { ...status, interpreter: this.interpreter };
+    this.status = { ...status, interpreter: this.interpreter, server: this.server };
     this.statusEmitter.fire(this.status);
   }
 
@@ -64,28 +80,32 @@ export class QualmClient implements vscode.Disposable {
   }
 
   private async doStart(): Promise<void> {
+    this.interpreter = undefined;
+    this.server = undefined;
     this.setStatus({ state: "starting", message: "finding a Python with qualm", model: null });
-    const config = vscode.workspace.getConfiguration("qualm");
+    const scope = this.scope();
+    const config = vscode.workspace.getConfiguration("qualm", scope);
     const choice = await chooseInterpreter(
       await candidates({
         setting: config.get<string>("python", ""),
-        pythonExtension: () => pythonExtensionInterpreter(),
+        pythonExtension: async () => pythonExtensionInterpreter(await pythonExtensionApi((id) => vscode.extensions.getExtension(id)), scope),
         setupInterpreters: () => setupInterpreters(this.context.extensionPath),
       }),
       (p) => probeInterpreter(p),
     );
     if (!choice.chosen) {
       const why = describeFailure(choice);
-      this.log(why);
+      this.log.error(why);
       this.setStatus({ state: "failed", message: why, model: null });
       void this.explainFailure("qualm: no Python with qualm installed was found. " + why);
       return;
     }
-    this.interpreter = choice.chosen.path;
-    this.log(`starting the server with ${choice.chosen.path} (${choice.chosen.source}, qualm ${choice.chosen.version})`);
+    const chosen = choice.chosen;
+    this.interpreter = chosen.path;
+    this.log.info(`starting the server with ${chosen.path} (${chosen.source}, qualm ${chosen.version})`);
 
     const serverOptions: ServerOptions = {
-      command: choice.chosen.path,
+      command: chosen.path,
       args: ["-m", "qualm", "serve"],
       transport: TransportKind.stdio,
       options: { env: { ...process.env, PYTHONUNBUFFERED: "1" } },
@@ -95,17 +115,21 @@ export class QualmClient implements vscode.Disposable {
         { scheme: "file", language: "python" },
         { scheme: "untitled", language: "python" },
       ],
-      outputChannel: this.output,
-      traceOutputChannel: this.output,
-      initializationOptions: serverSettings(vscode.workspace.getConfiguration("qualm")),
+      outputChannel: this.log,
+      traceOutputChannel: this.log,
+      initializationOptions: serverSettings(config),
       middleware: {
         workspace: {
-          // The server rejects unknown keys: send only its sections of `qualm`.
-          configuration: async (params, token, next) => {
-            const result = await next(params, token);
-            if (!Array.isArray(result)) return result;
-            return result.map((r, i) => (params.items[i]?.section === "qualm" ? serverSettings(r) : r));
-          },
+          // Each item in its own scope (a folder's settings for that folder), and of `qualm` only the
+          // server's sections: the server rejects unknown keys.
+          configuration: (params) =>
+            answerConfiguration(params.items, (section, scopeUri) => {
+              const resource = scopeUri ? vscode.Uri.parse(scopeUri) : undefined;
+              const dot = section.lastIndexOf(".");
+              return dot < 0
+                ? vscode.workspace.getConfiguration(undefined, resource).get(section)
+                : vscode.workspace.getConfiguration(section.slice(0, dot), resource).get(section.slice(dot + 1));
+            }),
         },
         executeCommand: async (command, args, next) => {
           const handled = this.intercept(command, args);
@@ -113,7 +137,7 @@ export class QualmClient implements vscode.Disposable {
         },
       },
     };
-    const client = new LanguageClient("qualm", "qualm", serverOptions, clientOptions);
+    const client = new LeveledLanguageClient("qualm", "qualm", serverOptions, clientOptions, this.log);
     this.client = client;
     client.onDidChangeState((e) => {
       if (e.newState === State.Stopped && this.client === client) {
@@ -122,21 +146,71 @@ export class QualmClient implements vscode.Disposable {
     });
     // Before start(): the server reports its state right after initialize.
     client.onNotification(STATUS, (p: StatusParams) => {
+      if (this.client !== client) return; // a server being stopped (after a failed handshake) says nothing more
       this.setStatus({ state: p.state, message: p.message, model: p.model });
       if (p.state === "error") void this.explainModelError(p.message);
     });
-    client.onNotification(MARKS, (p: MarksParams) => this.marksEmitter.fire(p));
-    this.setStatus({ state: "starting", message: `starting ${choice.chosen.path} -m qualm serve`, model: null });
+    client.onNotification(MARKS, (p: MarksParams) => {
+      if (this.client === client) this.marksEmitter.fire(p);
+    });
+    this.setStatus({ state: "starting", message: `starting ${chosen.path} -m qualm serve`, model: null });
     try {
       await client.start();
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err);
-      this.log(`the server did not start: ${why}`);
+      this.log.error(`the server did not start: ${why}`);
       this.setStatus({ state: "failed", message: why, model: null });
       void this.explainFailure(`qualm: the language server did not start (${why}).`);
       return;
     }
+    if (!(await this.handshake(client, chosen.path, chosen.version))) return;
     if (this.status.state === "starting") this.setStatus({ state: "loading", message: "loading the model", model: null });
+  }
+
+  /** qualm/handshake: false (and the server stopped, the status failed, the user told) when the server
+   * does not speak this extension's protocol. */
+  private async handshake(client: LanguageClient, interpreter: string, installedVersion: string): Promise<boolean> {
+    const clientVersion = String(this.context.extension.packageJSON.version ?? "unknown");
+    const cancel = new vscode.CancellationTokenSource();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        cancel.cancel();
+        reject(new Error(`no answer within ${HANDSHAKE_TIMEOUT_MS / 1000} s`));
+      }, HANDSHAKE_TIMEOUT_MS);
+    });
+    let answer: unknown;
+    let error: unknown;
+    try {
+      answer = await Promise.race([client.sendRequest(HandshakeRequest, { clientVersion, protocol: PROTOCOL_VERSION }, cancel.token), timedOut]);
+    } catch (err) {
+      error = err ?? new Error("no answer");
+    } finally {
+      clearTimeout(timer);
+      cancel.dispose();
+    }
+    if (this.client !== client) return false; // stopped or restarted meanwhile
+    const outcome = judgeHandshake({ clientVersion, protocol: PROTOCOL_VERSION, interpreter, installedVersion, answer, error });
+    if (outcome.kind === "compatible") {
+      this.server = outcome.server;
+      this.log.info(outcome.log);
+      this.setStatus(this.status);
+      return true;
+    }
+    if (outcome.kind === "unknown") {
+      this.log.warn(outcome.log);
+      return true;
+    }
+    this.log.error(outcome.message);
+    this.client = undefined;
+    try {
+      await client.stop(5000);
+    } catch (err) {
+      this.log.warn(`stopping the incompatible server: ${err instanceof Error ? err.message : err}`);
+    }
+    this.setStatus({ state: "failed", message: outcome.message, model: null });
+    void this.explainIncompatible(outcome.message);
+    return false;
   }
 
   async stop(): Promise<void> {
@@ -146,14 +220,14 @@ export class QualmClient implements vscode.Disposable {
       try {
         await client.stop(5000);
       } catch (err) {
-        this.log(`stopping the server: ${err instanceof Error ? err.message : err}`);
+        this.log.warn(`stopping the server: ${err instanceof Error ? err.message : err}`);
       }
     }
     this.setStatus({ state: "stopped", message: "stopped", model: null });
   }
 
   async restart(): Promise<void> {
-    this.log("restarting the server");
+    this.log.info("restarting the server");
     await this.starting?.catch(() => undefined);
     await this.stop();
     await this.start();
@@ -167,21 +241,46 @@ export class QualmClient implements vscode.Disposable {
     return this.client;
   }
 
-  log(message: string): void {
-    this.output.appendLine(`[client ${new Date().toISOString().slice(11, 19)}] ${message}`);
+  /** Restart the server when the interpreter selected in the Python extension changes (unless
+   * qualm.python names one). Nothing when that extension is not installed. */
+  private async watchPythonExtension(): Promise<void> {
+    let api;
+    try {
+      api = await pythonExtensionApi((id) => vscode.extensions.getExtension(id));
+    } catch (err) {
+      this.log.warn(`the Python extension's API is not available: ${err instanceof Error ? err.message : err}`);
+      return;
+    }
+    if (!api) return;
+    const sub = watchPythonInterpreter(
+      api,
+      () => this.scope(),
+      () => ({ setting: vscode.workspace.getConfiguration("qualm", this.scope()).get<string>("python", ""), running: this.interpreter }),
+      (decision) => {
+        this.log.info(`Python extension: ${decision.why}${decision.restart ? ": restarting the server" : ""}`);
+        if (decision.restart) void this.restart();
+      },
+    );
+    if (sub) this.disposables.push(sub);
   }
 
   private async explainFailure(message: string): Promise<void> {
     const choice = await vscode.window.showErrorMessage(message, "Open Setting", "Show Log", "Restart");
     if (choice === "Open Setting") await vscode.commands.executeCommand("workbench.action.openSettings", "qualm.python");
-    if (choice === "Show Log") this.output.show(true);
+    if (choice === "Show Log") this.log.show(true);
     if (choice === "Restart") await this.restart();
+  }
+
+  private async explainIncompatible(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, "Show Log", "Open Setting");
+    if (choice === "Show Log") this.log.show(true);
+    if (choice === "Open Setting") await vscode.commands.executeCommand("workbench.action.openSettings", "qualm.python");
   }
 
   private async explainModelError(message: string): Promise<void> {
     const choice = await vscode.window.showErrorMessage(`qualm: the model could not be loaded: ${message}`, "Select Model File", "Show Log");
     if (choice === "Select Model File") await vscode.commands.executeCommand("qualm.selectModel");
-    if (choice === "Show Log") this.output.show(true);
+    if (choice === "Show Log") this.log.show(true);
   }
 
   dispose(): void {
@@ -192,33 +291,46 @@ export class QualmClient implements vscode.Disposable {
   }
 }
 
+/** vscode-languageclient 9 writes its own messages and the server's window/logMessage with appendLine
+ * and a time stamp of its own, which a LogOutputChannel files under "info". This writes each at its
+ * level (the channel stamps the time); errors it would show still get a notification. */
+class LeveledLanguageClient extends LanguageClient {
+  constructor(id: string, name: string, serverOptions: ServerOptions, clientOptions: LanguageClientOptions, private readonly logChannel: vscode.LogOutputChannel) {
+    super(id, name, serverOptions, clientOptions);
+  }
+
+  override debug(message: string, data?: unknown): void {
+    this.logChannel?.debug(withData(message, data));
+  }
+
+  override info(message: string, data?: unknown): void {
+    this.logChannel?.info(withData(message, data));
+  }
+
+  override warn(message: string, data?: unknown): void {
+    this.logChannel?.warn(withData(message, data));
+  }
+
+  override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
+    if (!this.logChannel) return super.error(message, data, showNotification);
+    // the client reports every exit as an error; after a shutdown, exit code 0 is the expected end
+    if (message === "Server process exited with code 0.") return this.info(message);
+    this.logChannel.error(withData(message, data));
+    if (showNotification) {
+      void vscode.window.showErrorMessage(`qualm: ${message}`, "Show Log").then((c) => c && this.logChannel.show(true));
+    }
+  }
+}
+
+function withData(message: string, data: unknown): string {
+  // (the client passes a flag as data in places: only errors, text and objects are worth a line)
+  if (data === undefined || data === null || typeof data === "boolean") return message;
+  if (data instanceof ResponseError) return `${message} (${data.code}: ${data.message})`;
+  if (data instanceof Error) return `${message}\n${data.stack ?? data.message}`;
+  return `${message}\n${typeof data === "string" ? data : JSON.stringify(data)}`;
+}
+
 function describeFailure(choice: Choice): string {
   const tried = choice.tried.map((t) => `${t.candidate.path} (${t.candidate.source}): ${t.detail}`).join("; ");
   return `Tried ${tried}. Run scripts/setup in a qualm checkout, or set qualm.python to a Python where qualm is installed.`;
-}
-
-/** The interpreter selected in Microsoft's Python extension, through its public API, if it is installed. */
-async function pythonExtensionInterpreter(): Promise<string | undefined> {
-  const ext = vscode.extensions.getExtension("ms-python.python");
-  if (!ext) return undefined;
-  const api = (ext.isActive ? ext.exports : await ext.activate()) as PythonExtensionApi | undefined;
-  const resource = vscode.window.activeTextEditor?.document.uri ?? vscode.workspace.workspaceFolders?.[0]?.uri;
-  const envs = api?.environments;
-  if (envs) {
-    const active = envs.getActiveEnvironmentPath(resource);
-    const resolved = await envs.resolveEnvironment(active);
-    const exe = resolved?.executable?.uri?.fsPath;
-    if (exe) return exe;
-  }
-  const details = api?.settings?.getExecutionDetails?.(resource);
-  return details?.execCommand?.[0];
-}
-
-/** The parts of the Python extension's API that qualm uses (ms-python.python's exported API). */
-interface PythonExtensionApi {
-  environments?: {
-    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string };
-    resolveEnvironment(env: { path: string } | string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
-  };
-  settings?: { getExecutionDetails?(resource?: vscode.Uri): { execCommand?: string[] } };
 }

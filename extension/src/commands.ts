@@ -16,7 +16,7 @@ export function assessWithProgress(qualm: QualmClient, uri: string, target: { fu
     try {
       client = qualm.running();
     } catch (err) {
-      qualm.log(`assessment not started: ${(err as Error).message}`);
+      qualm.log.warn(`assessment not started: ${(err as Error).message}`);
       void vscode.window.showErrorMessage(`qualm: ${(err as Error).message}`);
       return undefined;
     }
@@ -42,7 +42,7 @@ export function assessWithProgress(qualm: QualmClient, uri: string, target: { fu
         vscode.window.setStatusBarMessage("qualm: assessment cancelled", 5000);
         return { function: target.function ?? "", cancelled: true };
       }
-      qualm.log(`assessment failed: ${(err as Error).message}`);
+      qualm.log.error(`assessment failed: ${(err as Error).message}`);
       void vscode.window.showErrorMessage(`qualm: ${(err as Error).message}`);
       return undefined;
     } finally {
@@ -75,7 +75,8 @@ export async function selectModel(): Promise<void> {
 }
 
 export async function toggleHighlights(): Promise<void> {
-  const config = vscode.workspace.getConfiguration("qualm");
+  // The settings of the document at hand: a folder's value applies to it, so that is the one to flip.
+  const config = vscode.workspace.getConfiguration("qualm", vscode.window.activeTextEditor?.document.uri);
   const inspect = config.inspect<boolean>("highlights.enabled");
   // Change it where it is set, so a workspace value is not shadowed by a new user value.
   const target = inspect?.workspaceFolderValue !== undefined ? vscode.ConfigurationTarget.WorkspaceFolder : inspect?.workspaceValue !== undefined ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;

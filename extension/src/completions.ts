@@ -2,11 +2,12 @@
 // starts a stream; each streamed token re-triggers VS Code's inline suggestion, whose next call returns
 // the text so far, so the ghost text grows as the model writes. Typing on or moving the cursor asks
 // for a new completion, which cancels the old stream (here and, by key, in the server).
-// On acceptance the server gets qualm/accepted and answers with marks: the highlights.
+// On acceptance the server gets qualm/accepted with the text that was taken (it finds its own completion
+// that begins with it) and answers with marks: the highlights.
 
 import * as vscode from "vscode";
 import { Debouncer } from "./debounce";
-import { ACCEPTED, CompletePartial, CompleteProgress, CompleteRequest, CompleteResult, TokenJson } from "./protocol";
+import { AcceptedNotification, CompletePartial, CompleteProgress, CompleteRequest, CompleteResult, TokenJson } from "./protocol";
 import { QualmClient } from "./client";
 import { ClientSettings } from "./settings";
 
@@ -43,7 +44,8 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
   readonly onStream = this.emitter.event;
   private retriggerTimer?: ReturnType<typeof setTimeout>;
 
-  constructor(private readonly qualm: QualmClient, private readonly settings: () => ClientSettings) {
+  /** `settings(uri)`: the client settings that apply to a document (its folder's, else the window's). */
+  constructor(private readonly qualm: QualmClient, private readonly settings: (uri?: vscode.Uri) => ClientSettings) {
     this.debouncer = new Debouncer(() => this.settings().debounceMs);
   }
 
@@ -58,14 +60,15 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
     token: vscode.CancellationToken,
   ): Promise<vscode.InlineCompletionItem[] | undefined> {
     const explicit = context.triggerKind === vscode.InlineCompletionTriggerKind.Invoke;
-    if (!this.settings().inlineEnabled && !explicit) return undefined;
+    const settings = this.settings(document.uri);
+    if (!settings.inlineEnabled && !explicit) return undefined;
     const s = this.current;
     if (s && !s.accepted && s.uri === document.uri.toString() && s.version === document.version && s.position.isEqual(position)) {
       if (!s.text && !s.done) await race(s.firstText, token);
       return this.items(s);
     }
     this.cancelCurrent();
-    if (!explicit && !(await this.debouncer.wait(token))) return undefined;
+    if (!explicit && !(await this.debouncer.wait(token, settings.debounceMs))) return undefined;
     if (token.isCancellationRequested) return undefined;
     let client;
     try {
@@ -123,7 +126,7 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
         {
           textDocument: { uri: s.uri },
           position: { line: position.line, character: position.character },
-          options: { maxTokens: this.settings().maxTokens },
+          // no token budget: the server's qualm.editor.completion_max_tokens is the one setting for it
           partialResultToken,
         },
         cancel.token,
@@ -164,8 +167,9 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
     }, delay);
   }
 
-  /** The item's command: the user took the text. When the stream has finished, the server learns
-   * which completion landed where and answers with marks for the tokens that are really there. */
+  /** The item's command: the user took `text` (the whole completion, or what had streamed in when
+   * it was accepted). When the stream has finished, the server learns what landed where and answers
+   * with marks for the tokens that are really there. */
   async accepted(id: number, text: string): Promise<void> {
     const s = this.current;
     if (!s || s.id !== id) return;
@@ -175,13 +179,13 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
     if (!s.result) return;
     const end = endOf(s.position, text);
     try {
-      await this.qualm.running().sendNotification(ACCEPTED, {
+      await this.qualm.running().sendNotification(AcceptedNotification, {
         textDocument: { uri: s.uri },
-        traceId: s.result.traceId,
         range: { start: { line: s.position.line, character: s.position.character }, end: { line: end.line, character: end.character } },
+        text,
       });
     } catch (err) {
-      this.qualm.log(`could not report the accepted completion: ${err instanceof Error ? err.message : err}`);
+      this.qualm.log.warn(`could not report the accepted completion: ${err instanceof Error ? err.message : err}`);
     }
   }
 

@@ -21,8 +21,9 @@ export class Debouncer {
 
   constructor(private readonly delayMs: () => number, private readonly timers: Timers = realTimers) {}
 
-  /** Resolves true after the delay, false if superseded by a newer wait or cancelled first. */
-  wait(token?: CancellationLike): Promise<boolean> {
+  /** Resolves true after the delay (`delayMs`, else the constructor's), false if superseded by a newer
+   * wait or cancelled first. */
+  wait(token?: CancellationLike, delayMs?: number): Promise<boolean> {
     this.supersede();
     if (token?.isCancellationRequested) return Promise.resolve(false);
     return new Promise<boolean>((resolve) => {
@@ -32,7 +33,7 @@ export class Debouncer {
         if (this.pending?.resolve === finish) this.pending = undefined;
         resolve(ok);
       };
-      const handle = this.timers.setTimeout(() => finish(true), Math.max(0, this.delayMs()));
+      const handle = this.timers.setTimeout(() => finish(true), Math.max(0, delayMs ?? this.delayMs()));
       this.pending = { handle, resolve: finish };
       sub = token?.onCancellationRequested(() => {
         this.timers.clearTimeout(handle);

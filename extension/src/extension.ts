@@ -21,15 +21,17 @@ export interface QualmApi {
 }
 
 export function activate(context: vscode.ExtensionContext): QualmApi {
-  const settings = (): ClientSettings => {
-    const config = vscode.workspace.getConfiguration("qualm");
+  // The client's settings for a document: its workspace folder's, else the workspace's or the user's.
+  const settings = (uri?: vscode.Uri): ClientSettings => {
+    const config = vscode.workspace.getConfiguration("qualm", uri);
     return readClientSettings((key, fallback) => config.get(key, fallback));
   };
-  const output = vscode.window.createOutputChannel("qualm");
+  // One leveled channel for the client's log, the server's (window/logMessage) and the LSP trace.
+  const output = vscode.window.createOutputChannel("qualm", { log: true });
   const status = new StatusItem();
   const highlights = new Highlights(
-    () => settings().highlightsEnabled,
-    () => settings().minimumLevel,
+    (uri) => settings(uri).highlightsEnabled,
+    (uri) => settings(uri).minimumLevel,
   );
   // Code lenses name the server's qualm.assessFunction: run it here, with a notification to cancel.
   const intercept: CommandInterceptor = (command, args) =>

@@ -20,7 +20,8 @@ export class Highlights implements vscode.Disposable {
   /** Fires with a document URI whenever its highlights change (tests wait on it). */
   readonly onDidChange = this.changedEmitter.event;
 
-  constructor(private enabled: () => boolean, private minimum: () => Level) {
+  /** `enabled` and `minimum` read the settings for a document (its folder's, else the window's). */
+  constructor(private enabled: (uri: vscode.Uri) => boolean, private minimum: (uri: vscode.Uri) => Level) {
     for (const level of LEVELS) {
       const style = styleFor(level);
       this.types.set(
@@ -86,8 +87,8 @@ export class Highlights implements vscode.Disposable {
   }
 
   private paint(editor: vscode.TextEditor): void {
-    const on = this.enabled();
-    const min = this.minimum();
+    const on = this.enabled(editor.document.uri);
+    const min = this.minimum(editor.document.uri);
     const marks = on ? this.store.get(editor.document.uri.toString()) : [];
     for (const level of LEVELS) {
       const ranges = atLeast(level, min) ? marks.filter((m) => m.level === level).map((m) => trimmed(editor.document, m)) : [];

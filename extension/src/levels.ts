@@ -33,6 +33,3 @@ export function styleFor(level: Level): LevelStyle {
       return { background: "qualm.highUncertaintyBackground", underline: "qualm.highUncertaintyBorder", underlineWidth: "0 0 2px 0", inOverviewRuler: true };
   }
 }
-
-/** Words for a level, as the hover and the status bar use them. */
-export const LEVEL_WORDS: Record<Level, string> = { low: "slightly uncertain", medium: "uncertain", high: "very uncertain" };

@@ -1,16 +1,15 @@
 // qualm's own LSP messages (the server's README table), typed for the client.
 
-import { ProgressType, RequestType } from "vscode-languageclient/node";
+import { NotificationType, ProgressType, RequestType } from "vscode-languageclient/node";
 import { Level } from "./levels";
 
+/** One token of a completion: where it is in the completion's text (character offsets) and how
+ * uncertain the model was. Entropy, probability and alternatives stay on the server (the hover). */
 export interface TokenJson {
   text: string;
   start: number;
   end: number;
-  entropy: number;
-  prob: number;
   level: Level | "confident";
-  alternatives: { text: string; prob: number }[];
 }
 
 export interface Position {
@@ -21,12 +20,12 @@ export interface Position {
 export interface CompleteParams {
   textDocument: { uri: string };
   position: Position;
-  options?: { maxTokens?: number; temperature?: number; topP?: number; seed?: number };
+  /** Sampling overrides; the token budget is the server's qualm.editor.completion_max_tokens. */
+  options?: { temperature?: number; topP?: number; seed?: number; maxTokens?: number };
   partialResultToken?: string;
 }
 
 export interface CompleteResult {
-  traceId: string;
   text: string;
   tokens: TokenJson[];
   stopReason: string;
@@ -59,7 +58,36 @@ export interface AssessResult {
 
 export const AssessRequest = new RequestType<AssessParams, AssessResult, void>("qualm/assess");
 
-export const ACCEPTED = "qualm/accepted";
+/** The user took a completion (all of it, or the first part): the server finds its recent completion
+ * for the document that begins with `text` and marks the tokens that are really in the document. */
+export interface AcceptedParams {
+  textDocument: { uri: string };
+  range: { start: Position; end: Position };
+  text: string;
+}
+
+export const AcceptedNotification = new NotificationType<AcceptedParams>("qualm/accepted");
+
+/** The protocol this extension speaks (qualm/complete without a client token budget, tokens without
+ * numbers, qualm/accepted by text). The server says in qualm/handshake whether it speaks it too. */
+export const PROTOCOL_VERSION = 2;
+
+export interface HandshakeParams {
+  clientVersion: string;
+  protocol: number;
+}
+
+export interface HandshakeResult {
+  serverVersion: string;
+  protocol: number;
+  languages: string[];
+  compatible: boolean;
+  message: string;
+}
+
+export const HandshakeRequest = new RequestType<HandshakeParams, HandshakeResult, void>("qualm/handshake");
+
+
 export const STATUS = "qualm/status";
 export const MARKS = "qualm/marks";
 

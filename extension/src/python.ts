@@ -2,11 +2,14 @@
 // chosen in Microsoft's Python extension; the virtual environment qualm's scripts/setup made (it
 // writes its interpreter's path into qualm's cache folder); `python3` on PATH. The first that can
 // import qualm wins; an explicit setting is never silently replaced by another interpreter.
+// Everything that talks to the Python extension's API is here too. The module imports only types
+// from `vscode` (it is given what it needs), so the unit tests load it without VS Code.
 
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { Disposable, Event, Extension, Uri, WorkspaceFolder } from "vscode";
 
 export type Source = "qualm.python setting" | "Python extension" | "qualm setup" | "PATH";
 
@@ -86,4 +89,96 @@ export function setupInterpreters(extensionPath: string, cacheDir = qualmCacheDi
   const beside = join(extensionPath, ".venv", process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
   if (existsSync(beside)) out.push(beside);
   return out;
+}
+
+// ---- Microsoft's Python extension (ms-python.python) ----
+
+export const PYTHON_EXTENSION_ID = "ms-python.python";
+
+/** An environment as the Python extension names it: an interpreter's path or an environment folder. */
+export interface EnvironmentPath {
+  id?: string;
+  path: string;
+}
+
+/** The event the Python extension fires when the selected interpreter changes (for a folder, or for all). */
+export interface ActiveEnvironmentPathChange extends EnvironmentPath {
+  resource?: WorkspaceFolder | Uri;
+}
+
+/** The parts of the Python extension's exported API that qualm uses. */
+export interface PythonExtensionApi {
+  environments?: {
+    getActiveEnvironmentPath(resource?: Uri | WorkspaceFolder): EnvironmentPath;
+    resolveEnvironment(env: EnvironmentPath | string): Promise<{ executable?: { uri?: Uri } } | undefined>;
+    onDidChangeActiveEnvironmentPath?: Event<ActiveEnvironmentPathChange>;
+  };
+  settings?: { getExecutionDetails?(resource?: Uri): { execCommand?: string[] } };
+}
+
+/** The Python extension's API, activating the extension if needed; undefined when it is not installed. */
+export async function pythonExtensionApi(getExtension: (id: string) => Extension<unknown> | undefined): Promise<PythonExtensionApi | undefined> {
+  const ext = getExtension(PYTHON_EXTENSION_ID);
+  if (!ext) return undefined;
+  const api = ext.isActive ? ext.exports : await ext.activate();
+  return (api ?? undefined) as PythonExtensionApi | undefined;
+}
+
+/** The interpreter selected in the Python extension for a resource (a folder or a document). */
+export async function pythonExtensionInterpreter(api: PythonExtensionApi | undefined, resource?: Uri): Promise<string | undefined> {
+  if (!api) return undefined;
+  const envs = api.environments;
+  if (envs) {
+    const active = envs.getActiveEnvironmentPath(resource);
+    const resolved = await envs.resolveEnvironment(active);
+    const exe = resolved?.executable?.uri?.fsPath;
+    if (exe) return exe;
+  }
+  const details = api.settings?.getExecutionDetails?.(resource);
+  return details?.execCommand?.[0];
+}
+
+export interface InterpreterChange {
+  /** The qualm.python setting (for the server's scope). */
+  setting: string;
+  /** The environment path the Python extension reported before this change. */
+  previous: string | undefined;
+  /** The one it reports now. */
+  next: string | undefined;
+  /** The interpreter the server runs with now, if it runs. */
+  running: string | undefined;
+}
+
+/** Whether a change of the Python extension's interpreter should restart the server, and why. An explicit
+ * qualm.python is never replaced; a change to what the server already runs with (or no change at all:
+ * the extension fires again for each folder) restarts nothing. */
+export function restartOnInterpreterChange(c: InterpreterChange): { restart: boolean; why: string } {
+  if (c.setting.trim()) return { restart: false, why: `qualm.python is set (${c.setting.trim()}): the Python extension's choice is not used` };
+  if (c.next === c.previous) return { restart: false, why: `the Python extension's interpreter is still ${c.next ?? "unset"}` };
+  if (c.next !== undefined && c.next === c.running) return { restart: false, why: `the server already runs with ${c.next}` };
+  return { restart: true, why: `the Python extension's interpreter changed from ${c.previous ?? "none"} to ${c.next ?? "none"}` };
+}
+
+/** Calls `onChange` with the decision each time the Python extension's selected interpreter changes.
+ * Undefined when the API has no such event (an old Python extension). */
+export function watchPythonInterpreter(
+  api: PythonExtensionApi,
+  scope: () => Uri | undefined,
+  state: () => { setting: string; running: string | undefined },
+  onChange: (decision: { restart: boolean; why: string }) => void,
+): Disposable | undefined {
+  const envs = api.environments;
+  if (!envs?.onDidChangeActiveEnvironmentPath) return undefined;
+  let previous: string | undefined;
+  try {
+    previous = envs.getActiveEnvironmentPath(scope())?.path;
+  } catch {
+    previous = undefined;
+  }
+  return envs.onDidChangeActiveEnvironmentPath((e) => {
+    const next = e?.path || undefined;
+    const decision = restartOnInterpreterChange({ ...state(), previous, next });
+    previous = next;
+    onChange(decision);
+  });
 }

@@ -1,6 +1,7 @@
 // The client's own settings, and the part of the `qualm` section that belongs to the server.
 // package.json's contributes.configuration is the schema of both; tests check it against the
-// server's Settings dataclasses so the two cannot drift apart.
+// server's Settings dataclasses so the two cannot drift apart. Settings are read per resource: a
+// workspace folder's .vscode/settings.json applies to the documents in that folder.
 
 import { Level, isLevel } from "./levels";
 
@@ -10,11 +11,12 @@ export const SERVER_SECTIONS = ["model", "generation", "lexical", "algorithmic",
 /** Settings that need the server process restarted rather than re-read. */
 export const RESTART_SETTINGS = ["qualm.python"];
 
+/** The extension's own settings (the ghost text's token budget is the server's
+ * qualm.editor.completion_max_tokens, read there). */
 export interface ClientSettings {
   python: string;
   inlineEnabled: boolean;
   debounceMs: number;
-  maxTokens: number;
   highlightsEnabled: boolean;
   minimumLevel: Level;
 }
@@ -27,7 +29,6 @@ export function readClientSettings(get: Getter): ClientSettings {
     python: get<string>("python", ""),
     inlineEnabled: get<boolean>("inline.enabled", true),
     debounceMs: Math.max(0, get<number>("inline.debounceMs", 400)),
-    maxTokens: Math.max(1, get<number>("inline.maxTokens", 128)),
     highlightsEnabled: get<boolean>("highlights.enabled", true),
     minimumLevel: isLevel(level) ? level : "low",
   };
@@ -43,4 +44,31 @@ export function serverSettings(section: unknown): Record<string, unknown> {
     if (value && typeof value === "object") out[key] = JSON.parse(JSON.stringify(value));
   }
   return out;
+}
+
+/** One item of a workspace/configuration request. */
+export interface ConfigurationItem {
+  section?: string;
+  scopeUri?: string;
+}
+
+/** Reads a (dotted) configuration section for a scope: the folder or document named by scopeUri, or
+ * the window's configuration when there is none. */
+export type SectionReader = (section: string, scopeUri: string | undefined) => unknown;
+
+/** The answer to workspace/configuration: each item read in its own scope, and whatever is under
+ * `qualm` filtered to the server's settings. `qualm` gives the server's sections; `qualm.<server
+ * section>` (and deeper) is passed as it is; the client's own `qualm.*` settings come back as null. */
+export function answerConfiguration(items: readonly ConfigurationItem[], read: SectionReader): unknown[] {
+  return items.map((item) => {
+    const section = item.section;
+    if (!section) return null; // the whole configuration: not the server's business
+    const value = read(section, item.scopeUri || undefined);
+    if (section === "qualm") return serverSettings(value);
+    if (section.startsWith("qualm.")) {
+      const top = section.split(".")[1];
+      if (!(SERVER_SECTIONS as readonly string[]).includes(top)) return null;
+    }
+    return value === undefined ? null : JSON.parse(JSON.stringify(value));
+  });
 }

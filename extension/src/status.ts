@@ -49,6 +49,7 @@ export class StatusItem implements vscode.Disposable {
     if (this.writing) tip.appendMarkdown(`writing a completion: ${this.writing.tokens} tokens, ${this.writing.uncertain} uncertain\n\n`);
     if (s.message) tip.appendText(s.message + "\n\n");
     if (s.interpreter) tip.appendMarkdown(`server: \`${s.interpreter} -m qualm serve\`\n\n`);
+    if (s.server) tip.appendMarkdown(`qualm ${s.server.version} (protocol ${s.server.protocol})\n\n`);
     tip.appendMarkdown("Click for qualm's menu.");
     this.item.tooltip = tip;
     const bad = s.state === "error" || s.state === "failed";

@@ -11,7 +11,7 @@
 import { ChildProcess, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { chromium, Page } from "playwright-core";
 import { qualmCacheDir } from "../../src/python";
 
@@ -111,14 +111,15 @@ async function serve(page: Page, request: { action: string; name: string }): Pro
   return { error: `unknown action ${request.action}` };
 }
 
-/** The extension's output channel ("qualm": client and server log), as VS Code saved it. */
+/** The extension's output channel ("qualm": client and server log), as VS Code saved it: a log output
+ * channel is the extension host's `<logs>/exthost1/qualm.qualm/qualm.log`. */
 function qualmOutput(scratch: string): string {
   const found: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
-      else if (/^\d+-qualm\.log$/.test(e.name)) found.push(p);
+      else if (e.name === "qualm.log" && basename(dir) === "qualm.qualm") found.push(p);
     }
   };
   try {
@@ -178,7 +179,7 @@ async function main(): Promise<number> {
   // Small budgets keep the real model quick on two CPU cores; the methods are the same.
   const settings = {
     "qualm.inline.debounceMs": 150,
-    "qualm.inline.maxTokens": 48,
+    "qualm.editor.completion_max_tokens": 48,
     "qualm.editor.diagnostic_level": "low",
     "qualm.algorithmic.n_plans": 3,
     "qualm.algorithmic.max_tokens": 96,
@@ -262,9 +263,13 @@ async function main(): Promise<number> {
     const outcome = JSON.parse(readFileSync(results, "utf8")) as { passed: string[]; failed: { title: string; error: string }[] };
     for (const t of outcome.passed) log(`  ✔ ${t}`);
     for (const t of outcome.failed) log(`  ✘ ${t.title}\n      ${t.error.replace(/\n/g, "\n      ")}`);
+    // The leveled log: the handshake is logged at info level, with the server's version and protocol.
+    const output = qualmOutput(scratch);
+    const handshake = output.split("\n").find((l) => /\[info\] handshake: server qualm \S+, protocol 2\b/.test(l));
+    log(`  ${handshake ? "✔" : "✘"} the qualm output channel (a log channel) has the handshake: ${handshake ?? "no such line"}`);
     log(`${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${artifacts}`);
-    if (outcome.failed.length) log("qualm output channel:\n" + qualmOutput(scratch).slice(-6000));
-    return outcome.failed.length || !outcome.passed.length || !vsixOk ? 1 : 0;
+    if (outcome.failed.length || !handshake) log("qualm output channel:\n" + output.slice(-6000));
+    return outcome.failed.length || !outcome.passed.length || !vsixOk || !handshake ? 1 : 0;
   } catch (err) {
     log(`error: ${err instanceof Error ? err.message : err}`);
     log("VS Code server output:\n" + serverLog.join("").slice(-6000));

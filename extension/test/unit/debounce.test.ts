@@ -86,4 +86,12 @@ suite("debounce", () => {
     timers.advance(50);
     assert.equal(await waited, true);
   });
+
+  test("a wait can bring its own delay (the document's folder setting)", async () => {
+    const timers = new FakeTimers();
+    const d = new Debouncer(() => 300, timers);
+    const waited = d.wait(undefined, 20);
+    timers.advance(20);
+    assert.equal(await waited, true);
+  });
 });

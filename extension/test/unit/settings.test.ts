@@ -1,6 +1,11 @@
 import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { candidates, chooseInterpreter, qualmCacheDir } from "../../src/python";
-import { readClientSettings, serverSettings } from "../../src/settings";
+import { SERVER_SECTIONS, answerConfiguration, readClientSettings, serverSettings } from "../../src/settings";
+
+const manifest = JSON.parse(readFileSync(join(__dirname, "../../../../package.json"), "utf8"));
+const contributed: Record<string, { default: unknown }> = manifest.contributes.configuration.properties;
 
 suite("settings", () => {
   test("only the server's sections reach the server, as plain JSON", () => {
@@ -22,6 +27,81 @@ suite("settings", () => {
     assert.equal(s.minimumLevel, "low");
     assert.equal(s.debounceMs, 0);
     assert.equal(s.inlineEnabled, true);
+  });
+
+  test("every client setting the extension reads is contributed, with the same default; the ghost-text budget is the server's", () => {
+    const read: string[] = [];
+    const s = readClientSettings(<T>(key: string, fallback: T) => {
+      read.push(key);
+      assert.ok(`qualm.${key}` in contributed, `qualm.${key} is read but not contributed`);
+      assert.deepEqual(contributed[`qualm.${key}`].default, fallback, `qualm.${key}: the fallback differs from package.json's default`);
+      return fallback;
+    });
+    assert.ok(read.length >= 5);
+    assert.ok(!("maxTokens" in s));
+    assert.ok(!("qualm.inline.maxTokens" in contributed), "qualm.inline.maxTokens is gone");
+    assert.ok("qualm.editor.completion_max_tokens" in contributed);
+    // client settings never sit under a server section (the server would reject them)
+    for (const key of read) assert.ok(!(SERVER_SECTIONS as readonly string[]).includes(key.split(".")[0]), key);
+  });
+});
+
+suite("workspace/configuration: each item in its scope, filtered for the server", () => {
+  // A window with user settings and one folder (file:///ws/a) that overrides two of them.
+  const user: Record<string, unknown> = {
+    qualm: { python: "", inline: { enabled: true }, model: { path: null, n_ctx: 4096 }, editor: { diagnostic_level: "medium" } },
+    editor: { tabSize: 4 },
+  };
+  const folderA: Record<string, unknown> = {
+    qualm: { python: "/a/python", inline: { enabled: false }, model: { path: "/a/model.gguf", n_ctx: 4096 }, editor: { diagnostic_level: "low" } },
+    editor: { tabSize: 2 },
+  };
+  const calls: [string, string | undefined][] = [];
+  const read = (section: string, scopeUri: string | undefined): unknown => {
+    calls.push([section, scopeUri]);
+    let v: unknown = scopeUri?.startsWith("file:///ws/a") ? folderA : user;
+    for (const part of section.split(".")) v = (v as Record<string, unknown> | undefined)?.[part];
+    return v;
+  };
+
+  test("qualm is read for the item's scopeUri and only the server's sections are answered", () => {
+    calls.length = 0;
+    const [scoped, global] = answerConfiguration(
+      [
+        { section: "qualm", scopeUri: "file:///ws/a/stub.py" },
+        { section: "qualm" },
+      ],
+      read,
+    );
+    assert.deepEqual(calls, [
+      ["qualm", "file:///ws/a/stub.py"],
+      ["qualm", undefined],
+    ]);
+    assert.deepEqual(scoped, { model: { path: "/a/model.gguf", n_ctx: 4096 }, editor: { diagnostic_level: "low" } });
+    assert.deepEqual(global, { model: { path: null, n_ctx: 4096 }, editor: { diagnostic_level: "medium" } });
+  });
+
+  test("a server section or setting is passed as is; the client's own qualm settings are not; other sections are", () => {
+    const answers = answerConfiguration(
+      [
+        { section: "qualm.model", scopeUri: "file:///ws/a" },
+        { section: "qualm.editor.diagnostic_level" },
+        { section: "qualm.inline" },
+        { section: "qualm.python", scopeUri: "file:///ws/a" },
+        { section: "editor.tabSize", scopeUri: "file:///ws/a" },
+        { section: "qualm.model.missing" },
+        {},
+      ],
+      read,
+    );
+    assert.deepEqual(answers, [{ path: "/a/model.gguf", n_ctx: 4096 }, "medium", null, null, 2, null, null]);
+  });
+
+  test("the answer is plain JSON, not the live configuration object", () => {
+    const live = { model: { path: "/m.gguf" }, get: () => 1 };
+    const [answer] = answerConfiguration([{ section: "qualm" }], () => live);
+    (live.model as { path: string }).path = "/changed.gguf";
+    assert.deepEqual(answer, { model: { path: "/m.gguf" } });
   });
 });
 

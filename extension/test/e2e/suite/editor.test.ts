@@ -74,6 +74,14 @@ suite("qualm in a real VS Code", () => {
     assert.ok(s.interpreter, "an interpreter was chosen");
   });
 
+  test("the extension and the server shook hands on the protocol (qualm/handshake)", () => {
+    const s = api.status();
+    assert.ok(s.server, `the handshake's answer is in the status: ${JSON.stringify(s)}`);
+    assert.equal(s.server.protocol, 2);
+    assert.ok(s.server.languages.includes("python"), `the server serves Python: ${JSON.stringify(s.server.languages)}`);
+    assert.match(s.server.version, /^\d+\.\d+/);
+  });
+
   test("ghost text streams in at the cursor and is accepted into the document", async () => {
     const position = new vscode.Position(bodyLine, 4);
     await editor.edit((e) => e.insert(new vscode.Position(bodyLine, 0), "    "));
@@ -264,6 +272,38 @@ suite("qualm in a real VS Code", () => {
     }
     await until("ready with the default model again", () => api.status().state === "ready" || undefined, 60000);
     await vscode.commands.executeCommand("notifications.clearAll");
+  });
+
+  test("a server older than the handshake is refused: failed status and a notification; clearing qualm.python brings the real one back", async () => {
+    const config = () => vscode.workspace.getConfiguration("qualm");
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const real = api.status().interpreter!;
+    // A stand-in interpreter whose qualm (0.0.1) predates qualm/handshake: a bare pygls server answers
+    // MethodNotFound to it, as every qualm before protocol 2 does.
+    const server = join(folder, "old_qualm_server.py");
+    const python = join(folder, "old-qualm-python");
+    writeFileSync(server, "from pygls.lsp.server import LanguageServer\n\nLanguageServer('qualm', '0.0.1').start_io()\n");
+    writeFileSync(python, `#!/bin/sh\ncase "$1" in\n  -c) echo 0.0.1 ;;\n  *) exec '${real}' '${server}' ;;\nesac\n`, { mode: 0o755 });
+    try {
+      await config().update("python", python, vscode.ConfigurationTarget.Workspace);
+      await until(() => `the failed state (now ${api.status().state}: ${api.status().message})`, () => (api.status().state === "failed" && /older than the extension/.test(api.status().message)) || undefined, 60000);
+      assert.match(api.status().message, /^qualm: the server \(qualm 0\.0\.1\) is older than the extension \(\d+\.\d+\.\d+\): update qualm in \S*old-qualm-python \(.*pip install -U qualm\) or run scripts\/setup$/);
+      assert.equal(api.status().server, undefined);
+      let seen = "";
+      await vscode.commands.executeCommand("notifications.showList");
+      await until(() => `the notification (seen: ${JSON.stringify(seen)})`, async () => {
+        seen = await askPage<string>("notifications", `old-${Date.now()}`);
+        return /older than the extension/.test(seen) || undefined;
+      }, 20000);
+      assert.match(seen, /Show Log/);
+      assert.match(seen, /Open Setting/);
+    } finally {
+      await config().update("python", undefined, vscode.ConfigurationTarget.Workspace);
+    }
+    await until("ready again", () => api.status().state === "ready" || undefined, 120000);
+    assert.equal(api.status().server?.protocol, 2);
+    await vscode.commands.executeCommand("notifications.clearAll");
+    await vscode.commands.executeCommand("notifications.hideList");
   });
 
   test("a qualm.python that cannot run the server is explained; clearing it finds the setup's Python again", async () => {
