@@ -10,7 +10,6 @@ import pytest
 from qualm.model import ModelBackend, load_model
 from qualm.settings import Settings
 
-
 # The CLI reads the user's settings file; tests (and the subprocesses they start) must not.
 os.environ["QUALM_CONFIG"] = os.path.join(os.path.dirname(__file__), "no-such-settings.json")
 

@@ -63,14 +63,14 @@ class Trace:
     def entropies(self) -> list[float]:
         return [t.entropy for t in self.tokens]
 
-    def with_tokens(self, tokens: tuple[TokenRecord, ...]) -> "Trace":
+    def with_tokens(self, tokens: tuple[TokenRecord, ...]) -> Trace:
         return replace(self, tokens=tokens)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Trace":
+    def from_dict(cls, data: dict[str, Any]) -> Trace:
         tokens = tuple(
             TokenRecord(
                 **{

@@ -8,7 +8,7 @@ from __future__ import annotations
 import ctypes
 from pathlib import Path
 
-from qualm.model.llama_cpp_backend import _preload_libstdcxx_for_cuda, _llama_cpp_lib_dir
+from qualm.model.llama_cpp_backend import _llama_cpp_lib_dir, _preload_libstdcxx_for_cuda
 
 
 def test_a_cpu_build_loads_nothing(tmp_path: Path):

@@ -15,8 +15,8 @@ from __future__ import annotations
 import ast
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from qualm_sandbox import SandboxConfig, SandboxReport, SandboxUnavailable, run_tests
 
