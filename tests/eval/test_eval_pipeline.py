@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from qualm.evaluation.datasets import humaneval
@@ -181,3 +182,17 @@ def test_tests_parsed_by_an_older_parser_are_read_again_and_their_runs_redone(tm
     assert again[0].steps["sampletests"]["matrix"] == [[True], [True]]  # each sample against the one new test
     # read again once: a third run changes nothing
     assert collect(ScriptedBackend(), [HE0], settings, plan, tmp_path, model("c"))[0].steps == again[0].steps
+
+
+def test_the_rows_named_top_5_use_k_5_whatever_lexical_top_k_says():
+    from qualm.evaluation.methods import lexical_methods
+    from qualm.signals.lexical import top_k_mean
+
+    entropies = [0.1, 2.0, 0.3, 1.5, 0.2, 0.9, 3.0]
+    tokens = tuple(TokenRecord(i, i, "x", i, i + 1, h, 0.5, (), "code") for i, h in enumerate(entropies))
+    trace = Trace(text="x" * len(tokens), tokens=tokens, model="m", mode="greedy")
+    problems = [ProblemData("T/0", True, {"greedy": {"trace": trace.to_dict(), "seconds": 1.0}})]
+    for k in (3, 12):
+        rows = {m.name: m.uncertainty[0] for m in lexical_methods(problems, k)}
+        assert rows["Top-5 Entropy"] == rows["Top-5 Entropy (code only)"] == top_k_mean(np.array(entropies), 5)
+        assert rows[f"Top-K Entropy (K={k})"] == top_k_mean(np.array(entropies), k)  # the configured K has its own row

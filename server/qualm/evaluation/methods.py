@@ -23,7 +23,7 @@ from .consistency import consistency_bleu, consistency_vr, consistency_vro
 from .metrics import weighted_ensemble
 from .pass_pattern import pass_pattern_disagreement
 from .pipeline import ProblemCache
-from .results import ALGO, AXES, ENSEMBLE, FUNC, LEX, MethodResult
+from .results import ALGO, AXES, CODE_ONLY, COMMENTS_ONLY, ENSEMBLE, FUNC, LEX, PAPER_K, MethodResult, top_k_name
 from .symbolic import SymbolicConfig, symbolic_clustering
 
 K_SWEEP = range(1, 11)
@@ -79,32 +79,37 @@ class _Column:
         return MethodResult(self.name, self.family, list(self.values), mean)
 
 
-def lexical_methods(problems: list[ProblemData], top_k: int = 5) -> list[MethodResult]:
-    """Single-pass methods over the greedy trace: the paper's baselines, Top-K (with a K sweep) and scopes."""
+def lexical_methods(problems: list[ProblemData], top_k: int = PAPER_K) -> list[MethodResult]:
+    """Single-pass methods over the greedy trace: the paper's baselines, Top-K (with a K sweep) and scopes.
+
+    The rows named Top-5 are the paper's method and use K = 5 whatever the settings say, so a title
+    never names another K than the one computed; a configured ``lexical.top_k`` outside the sweep
+    gets a sweep row of its own."""
     cols = {
         name: _Column(name, "single-pass")
         for name in ("Mean Entropy", "Max Entropy", "Mean Probability", "Max Probability")
     }
     cols[LEX] = _Column(LEX, "ours")
-    for scope in ("code only", "comments only"):
-        cols[f"Top-{top_k} Entropy ({scope})"] = _Column(f"Top-{top_k} Entropy ({scope})", "beyond the paper")
-    for k in K_SWEEP:
-        cols[f"Top-K Entropy (K={k})"] = _Column(f"Top-K Entropy (K={k})", "k-sweep")
+    cols[CODE_ONLY] = _Column(CODE_ONLY, "beyond the paper")
+    cols[COMMENTS_ONLY] = _Column(COMMENTS_ONLY, "beyond the paper")
+    sweep = K_SWEEP if top_k in K_SWEEP else (*K_SWEEP, top_k)
+    for k in sweep:
+        cols[top_k_name(k)] = _Column(top_k_name(k), "k-sweep")
     for p in problems:
         cost = _seconds(p, "greedy")
         trace = Trace.from_dict(p.steps["greedy"]["trace"]) if "greedy" in p.steps else None
-        report = lexical_report(trace, top_k) if trace is not None else None
+        report = lexical_report(trace, PAPER_K) if trace is not None else None
         a = report.all if report else None
         cols["Mean Entropy"].add(a.mean_entropy if a else None, cost)
         cols["Max Entropy"].add(a.max_entropy if a else None, cost)
         cols["Mean Probability"].add(a.mean_probability if a else None, cost)  # 1 − mean p
         cols["Max Probability"].add(a.max_probability if a else None, cost)  # max (1 − p)
         cols[LEX].add(a.top_k_entropy if a else None, cost)
-        cols[f"Top-{top_k} Entropy (code only)"].add(report.code.top_k_entropy if report else None, cost)
-        cols[f"Top-{top_k} Entropy (comments only)"].add(report.comment.top_k_entropy if report else None, cost)
+        cols[CODE_ONLY].add(report.code.top_k_entropy if report else None, cost)
+        cols[COMMENTS_ONLY].add(report.comment.top_k_entropy if report else None, cost)
         entropies = np.array(trace.entropies()) if trace is not None else np.array([])
-        for k in K_SWEEP:  # the same tokens as the report's "all" scope, one array for every K
-            cols[f"Top-K Entropy (K={k})"].add(top_k_mean(entropies, k) if entropies.size else None, cost)
+        for k in sweep:  # the same tokens as the report's "all" scope, one array for every K
+            cols[top_k_name(k)].add(top_k_mean(entropies, k) if entropies.size else None, cost)
     return [c.result() for c in cols.values()]
 
 

@@ -13,6 +13,7 @@ from .results import (
     FAMILIES,
     FAMILY_TITLES,
     LEX,
+    PAPER_K,
     is_k_sweep,
     is_token_scope,
     k_of,
@@ -130,7 +131,7 @@ def _token_scope_tables(summaries: Sequence[RunSummary]) -> list[str]:
         rows = [(name, label) for name, label in TOKEN_SCOPE if name in present]
         if any(is_token_scope(name) for name, _ in rows):
             lines += ["", f"### {model}", ""]
-            lines += _metric_table(group, rows, first_header="Token scope (Top-5 entropy)")
+            lines += _metric_table(group, rows, first_header=f"Token scope (Top-{PAPER_K} entropy)")
     return (["", "## Code vs comment entropy"] + lines) if lines else []
 
 
