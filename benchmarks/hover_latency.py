@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "lsp"))
 
-from test_server import URI, Session
+from lsp_session import URI, Session
 
 
 def summary(xs: list[float]) -> str:
@@ -30,7 +30,7 @@ def summary(xs: list[float]) -> str:
 
 async def main(hovers: int, gap: float) -> None:
     s = Session()
-    await s.start({"editor": {"diagnostic_level": "low"}})
+    await s.start({"editor": {"diagnostic_level": "low", "completion_max_tokens": 600}})  # long completions: the model stays busy
     try:
         s.open()
         await s.command("qualm.scoreDocument", URI)
