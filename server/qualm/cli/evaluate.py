@@ -34,12 +34,13 @@ def eval_(
     flags: ModelFlags,
 ) -> None:
     """Reproduce the paper's tables: every method on HumanEval, MBPP, APPS or your own problems."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn  # noqa: PLC0415
+    # The evaluation needs the eval extra (scikit-learn, SciPy, CodeBLEU, CrossHair): loaded only here.
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn  # noqa: PLC0415 - see above
 
-    from ..evaluation.pipeline import PipelineOptions  # noqa: PLC0415
-    from ..evaluation.report import write_report  # noqa: PLC0415
-    from ..evaluation.runner import EvalPlan, load_inputs, run_evaluation  # noqa: PLC0415
-    from ..evaluation.symbolic import SymbolicConfig  # noqa: PLC0415
+    from ..evaluation.pipeline import PipelineOptions  # noqa: PLC0415 - see above
+    from ..evaluation.report import write_report  # noqa: PLC0415 - see above
+    from ..evaluation.runner import EvalPlan, load_inputs, run_evaluation  # noqa: PLC0415 - see above
+    from ..evaluation.symbolic import SymbolicConfig  # noqa: PLC0415 - see above
 
     groups = tuple(g.strip() for g in methods.split(",") if g.strip())
     try:  # every refusal comes before the model is loaded
@@ -62,7 +63,7 @@ def report(
     out: Path = typer.Option(..., "--out", help="Folder for the combined results.json, table.md, claims.md and the plots."),
 ) -> None:
     """Write one report from the results of separate qualm eval runs, without the model or the cache."""
-    from ..evaluation.report import load_runs, write_report  # noqa: PLC0415
+    from ..evaluation.report import load_runs, write_report  # noqa: PLC0415 - the eval extra, as above
 
     try:
         runs = [run for path in results for run in load_runs(path)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import typer
 
 
@@ -9,8 +11,6 @@ def serve(
     stdio: bool = typer.Option(True, "--stdio", help="Talk LSP over stdin/stdout (the only transport; clients such as vscode-languageclient pass it)."),
 ) -> None:
     """Run the language server over stdio (for VS Code, Neovim or any LSP client)."""
-    import logging  # noqa: PLC0415
-
     from ..lsp.app import serve as run_server  # noqa: PLC0415 - pygls loads only for this command
 
     logging.basicConfig(level=logging.WARNING)  # stdout is the protocol: logs go to stderr

@@ -40,7 +40,7 @@ ROC_METHODS = (MEAN_ENTROPY, CONSISTENCY_BLEU, CONSISTENCY_VR, SYMBOLIC_CLUSTERI
 
 def _figure(panels: int) -> tuple[Figure, list]:
     from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415 - see the module docstring
-    from matplotlib.figure import Figure  # noqa: PLC0415
+    from matplotlib.figure import Figure  # noqa: PLC0415 - as above
 
     fig = Figure(figsize=(5.5 * panels, 4.8), layout="constrained")
     FigureCanvasAgg(fig)

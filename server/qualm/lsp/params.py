@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pygls.exceptions import JsonRpcInvalidParams
+
 
 def plain(params: Any) -> dict:
     """Custom methods arrive as pygls's namedtuples (or dicts): make them plain dicts."""
@@ -30,6 +32,4 @@ def get(d: Any, *keys: str) -> Any:
 
 
 def invalid(message: str) -> Exception:
-    from pygls.exceptions import JsonRpcInvalidParams  # noqa: PLC0415
-
     return JsonRpcInvalidParams(message)

@@ -9,6 +9,7 @@ below), none of which the high-level API offers together.
 from __future__ import annotations
 
 import ctypes
+import importlib.util
 import logging
 import sys
 import threading
@@ -54,8 +55,6 @@ def _preload_libstdcxx_for_cuda(lib_dir: Path | None, load: Callable[..., object
 
 
 def _llama_cpp_lib_dir() -> Path | None:
-    import importlib.util  # noqa: PLC0415
-
     spec = importlib.util.find_spec("llama_cpp")
     if spec is None or not spec.submodule_search_locations:
         return None
@@ -209,7 +208,7 @@ class LlamaCppBackend:
     # -- prompts -----------------------------------------------------------------------------
 
     def render_prompt(self, prompt: ChatPrompt) -> str:
-        from .chat_template import render_chat  # noqa: PLC0415
+        from .chat_template import render_chat  # noqa: PLC0415 - Jinja loads on the first prompt, not at import
 
         head = render_chat(self._chat_template, [{"role": "user", "content": prompt.user}])
         return head + thinking_off_marker(self._chat_template) + prompt.assistant_prefix

@@ -61,7 +61,7 @@ class StepRouge:
 
     def __init__(self) -> None:
         # rouge-score pulls in NLTK (0.8 s): imported when plans are compared, not when qualm starts.
-        from rouge_score import scoring, tokenizers  # noqa: PLC0415
+        from rouge_score import scoring, tokenizers  # noqa: PLC0415 - see above
 
         self._tokenizer = tokenizers.DefaultTokenizer(use_stemmer=False)
         self._fmeasure = scoring.fmeasure

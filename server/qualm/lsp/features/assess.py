@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
 
 from ... import engine
 from ...engine import AssessmentCancelled, Document
@@ -27,8 +28,6 @@ AXIS_STEPS = {"lexical": 10, "algorithmic": 40, "functional": 85, "done": 100}
 
 
 def _error(exc: Exception) -> Exception:
-    from pygls.exceptions import JsonRpcInvalidParams  # noqa: PLC0415
-
     return JsonRpcInvalidParams.of(exc) if isinstance(exc, (SourceError, UnknownDocument, ValueError, TypeError)) else exc
 
 
