@@ -10,7 +10,7 @@ from rich.text import Text
 
 from .levels import LEVELS, Level, ensemble_words, level_of
 from .model import ModelInfo
-from .signals.lexical import LexicalReport
+from .signals.lexical import IMPROBABLE, LexicalReport
 from .trace import TokenRecord, Trace
 
 LEVEL_STYLES: dict[Level, str] = {
@@ -60,15 +60,23 @@ def _fmt(x: float | None) -> str:
     return "—" if x is None else f"{x:.3f}"
 
 
-def lexical_table(report: LexicalReport, title: str) -> Table:
+def lexical_table(report: LexicalReport, title: str, surprisal: bool = False) -> Table:
+    """The lexical scores per scope; ``surprisal`` adds how surprising the text's own tokens were
+    (for scored code: the model did not write it)."""
     table = Table(title=title, title_justify="left")
     table.add_column("scope")
     table.add_column("tokens", justify="right")
     table.add_column(f"top-{report.all.k} entropy", justify="right")
     for col in ("max entropy", "mean entropy", "mean 1-p", "max 1-p"):
         table.add_column(col, justify="right")
+    if surprisal:
+        table.add_column(f"top-{report.all.k} surprisal", justify="right")
+        table.add_column(f"p < {IMPROBABLE:g}", justify="right")
     for s in (report.all, report.code, report.comment):
-        table.add_row(s.scope, str(s.n_tokens), _fmt(s.top_k_entropy), _fmt(s.max_entropy), _fmt(s.mean_entropy), _fmt(s.mean_probability), _fmt(s.max_probability))
+        row = [s.scope, str(s.n_tokens), _fmt(s.top_k_entropy), _fmt(s.max_entropy), _fmt(s.mean_entropy), _fmt(s.mean_probability), _fmt(s.max_probability)]
+        if surprisal:
+            row += [_fmt(s.top_k_surprisal), str(s.improbable_tokens)]
+        table.add_row(*row)
     return table
 
 

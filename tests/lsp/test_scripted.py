@@ -115,7 +115,9 @@ def test_score_document_marks_the_surprising_token(script):
         plus = line_col(DOC, DOC.index(" +"))  # the token is " +", its space included
         assert [(d.range.start.line, d.range.start.character, d.code) for d in s.diagnostics[URI]] == [(*plus, "medium")]
         hover = await s.hover(*plus, uri=URI)
-        assert "from score" in hover.contents.value
+        # scored code: the level is the entropy before the token; the hover adds how surprising the
+        # token in the file was (the scripted model gives " +" p = e^-1.2 and ranks it first)
+        assert "from score" in hover.contents.value and "surprisal 1.20 nats" in hover.contents.value
 
     run(scenario)
 
@@ -125,9 +127,10 @@ def test_assess_runs_the_scripted_tests_in_the_sandbox(script):
         await s.start(options(script))
         s.open(DOC, URI)
         a = plain(await s.command("qualm.assessFunction", URI, "add"))["assessment"]
-        # four tests ran in the real sandbox; one (add(2, 2) == 5) fails
-        assert len(a["tests"]) == 4 and [x["status"] for x in a["tests"]].count("failed") == 1
-        assert a["functional"]["raw"] == pytest.approx(1 / 4)
+        # "assert True" never calls add: dropped, and said; three tests ran in the real sandbox, one fails
+        assert len(a["tests"]) == 3 and [x["status"] for x in a["tests"]].count("failed") == 1
+        assert a["functional"]["raw"] == pytest.approx(1 / 3)
+        assert ["assert True", "never calls add"] in a["dropped_tests"] and "1 dropped: they never call the function" in a["functional"]["note"]
         assert a["algorithmic"]["raw"] is not None and 0 < a["algorithmic"]["raw"] < 1  # two different plans
         assert a["model"] == "scripted test model"
         hover = await s.hover(0, 4, uri=URI)

@@ -82,3 +82,13 @@ def test_objects_in_a_truncated_list_give_their_values_not_their_keys():
     parsed = parse_tests(text)
     assert parsed.source == "strings"
     assert parsed.tests == ["assert f(1) == 2"]
+
+
+def test_tests_that_never_call_the_function_are_dropped_with_the_reason():
+    from qualm.signals.functional import calling_only
+
+    parsed = parse_tests('["assert True", "assert 1 == 1", "assert add(1, 2) == 3", "assert calc.add(2, 2) == 4", "assert len([add]) == 1"]', function_name="add")
+    kept = calling_only(parsed, "add")
+    assert kept.tests == ["assert add(1, 2) == 3", "assert calc.add(2, 2) == 4"]
+    assert [why for _, why in kept.dropped] == ["never calls add"] * 3  # naming the function is not calling it
+    assert calling_only(parse_tests('["assert True"]'), "add").tests == []

@@ -54,3 +54,19 @@ def test_report_splits_code_and_comments():
     assert report.code.max_entropy == pytest.approx(0.4)
     assert report.score == report.all.top_k_entropy == pytest.approx(3.0)
     assert math.isclose(report.all.mean_entropy, sum(ent) / len(ent))
+
+
+def test_surprisal_of_the_tokens_in_the_text_beside_the_entropy_before_them():
+    # a confident model (low entropy everywhere) forced through one token it would not have written
+    probs = [0.9, 0.95, 0.02, 0.8, 0.5]
+    toks = [rec(i, "x", i, 0.3, p) for i, p in enumerate(probs)]
+    s = scores_of(toks, k=2)
+    surprisal = [-math.log(p) for p in probs]
+    assert s.top_k_surprisal == pytest.approx((-math.log(0.02) + -math.log(0.5)) / 2)
+    assert s.mean_surprisal == pytest.approx(sum(surprisal) / len(surprisal))
+    assert s.improbable_tokens == 1  # only p = 0.02 is below 0.1
+    assert s.top_k_entropy == pytest.approx(0.3)  # the entropy alone does not see it
+    zero = scores_of([rec(0, "x", 0, 0.1, 0.0)], k=5)
+    assert math.isfinite(zero.top_k_surprisal)  # a probability of 0 gives a large, finite surprisal
+    empty = scores_of([], k=5)
+    assert empty.top_k_surprisal is None and empty.improbable_tokens == 0

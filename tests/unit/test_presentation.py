@@ -36,3 +36,16 @@ def test_levels_from_thresholds_and_their_words():
     assert [level_of(h, thresholds) for h in (0.0, 0.5, 0.99, 1.0, 2.0, 9.0)] == ["confident", "low", "low", "medium", "high", "high"]
     assert set(LEVEL_WORDS) == set(LEVELS)
     assert [ensemble_words(x) for x in (None, 0.1, 0.3, 0.6, 0.9)] == ["not calibrated", "confident", "fairly sure", "uncertain", "very uncertain"]
+
+
+def test_a_scored_token_says_whether_the_model_would_have_written_it():
+    from dataclasses import replace
+
+    scored = replace(TOKEN, origin="score", text=" min", prob=0.3)  # the file has " min"; the model preferred " max"
+    hover = token_hover(scored, 5)
+    assert "the model was uncertain here" in hover and "from score" in hover
+    assert "surprisal **1.20** nats" in hover and "would have written ` max` (41%)" in hover
+    assert "gave the token in the file p = 0.30" in diagnostic_message(scored)
+    own = replace(TOKEN, origin="score")  # the file has the model's own first choice
+    assert "the model would have written it too" in token_hover(own, 5)
+    assert "surprisal" not in token_hover(TOKEN, 5)  # a completion: the model wrote it

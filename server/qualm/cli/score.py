@@ -37,5 +37,5 @@ def score(
         out.print(highlighted(r.trace, thresholds, start=r.body_offset))
         body = [t for t in r.trace.tokens if t.start >= r.body_offset]
         out.print(uncertain_tokens_table(body, r.trace.text, 5, thresholds, first_line=r.line))
-        out.print(lexical_table(r.lexical, f"lexical uncertainty of the body ({r.lexical.all.n_tokens} tokens)"))
+        out.print(lexical_table(r.lexical, f"lexical uncertainty of the body ({r.lexical.all.n_tokens} tokens)", surprisal=True))
     out.print(legend(thresholds))

@@ -6,6 +6,7 @@ front ends) without a running server.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from ..engine import Assessment, PlacedToken
@@ -29,8 +30,20 @@ def _show(text: str) -> str:
 def diagnostic_message(info: PlacedToken, top: int = 3) -> str:
     alts = [a for a in info.alternatives if a.text != info.text][:top]
     others = ", ".join(f"'{_show(a.text)}' {a.prob:.0%}" for a in alts)
-    head = f"'{_show(info.text.strip() or info.text)}': the model was {LEVEL_WORDS[info.level]} here ({info.entropy:.2f} nats, chose it with p = {info.prob:.2f})"
+    verb = "gave the token in the file" if info.origin == "score" else "chose it with"
+    head = f"'{_show(info.text.strip() or info.text)}': the model was {LEVEL_WORDS[info.level]} here ({info.entropy:.2f} nats, {verb} p = {info.prob:.2f})"
     return head + (f"; it also considered {others}" if others else "")
+
+
+def surprise_line(info: PlacedToken) -> str:
+    """For code the model did not write: how surprising the token in the file was to it, and what it
+    would have written instead. The level says how unsure it was before the token (entropy); this
+    says whether it would have written the token at all (surprisal, −log p)."""
+    surprisal = -math.log(max(info.prob, 1e-12))
+    best = info.alternatives[0] if info.alternatives else None
+    if best is None or best.text == info.text:
+        return f"the token in the file: p = {info.prob:.3f}, surprisal {surprisal:.2f} nats · the model would have written it too"
+    return f"the token in the file: p = {info.prob:.3f}, surprisal **{surprisal:.2f}** nats · the model would have written `{_show(best.text)}` ({best.prob:.0%})"
 
 
 def token_hover(info: PlacedToken, alternatives: int) -> str:
@@ -41,9 +54,10 @@ def token_hover(info: PlacedToken, alternatives: int) -> str:
         f"| {'**' if a.text == info.text else ''}`{_show(a.text)}`{'**' if a.text == info.text else ''} | {a.prob:.1%} |"
         for a in shown
     )
+    kind = f"\n\n{surprise_line(info)}" if info.origin == "score" else ""
     return (
-        f"**qualm** · token `{_show(info.text)}` · {LEVEL_WORDS[info.level]}\n\n"
-        f"entropy **{info.entropy:.3f}** nats · probability **{info.prob:.3f}** · from {info.origin}\n\n"
+        f"**qualm** · token `{_show(info.text)}` · the model was {LEVEL_WORDS[info.level]} here\n\n"
+        f"entropy **{info.entropy:.3f}** nats · probability **{info.prob:.3f}** · from {info.origin}{kind}\n\n"
         f"| the model's top {len(shown)} | probability |\n|---|---|\n{rows}\n"
     )
 

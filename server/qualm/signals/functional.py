@@ -131,6 +131,28 @@ def _read_list(body: str) -> tuple[list, str]:
     return strings, "strings" if strings else "none"
 
 
+def calling_only(parsed: ParsedTests, function_name: str) -> ParsedTests:
+    """The tests that call ``function_name`` (as ``f(...)`` or ``obj.f(...)``); the others are dropped
+    with that reason. ``assert True`` or ``assert 1 == 1`` passes whatever the candidate does: counted,
+    it only lowers the functional uncertainty of a wrong function."""
+    kept, dropped = [], list(parsed.dropped)
+    for stmt in parsed.tests:
+        if _calls(ast.parse(stmt), function_name):
+            kept.append(stmt)
+        else:
+            dropped.append((stmt, f"never calls {function_name}"))
+    return ParsedTests(kept, dropped, parsed.source)
+
+
+def _calls(tree: ast.AST, name: str) -> bool:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id == name) or (isinstance(f, ast.Attribute) and f.attr == name):
+                return True
+    return False
+
+
 def _invalid(stmt: str) -> str | None:
     if not stmt.startswith("assert"):
         return "not an assert statement"
@@ -160,11 +182,17 @@ def functional_uncertainty(
 ) -> FunctionalResult:
     """Run the parsed tests against the candidate (its imports and source) in the sandbox."""
     if not parsed.tests:
-        return FunctionalResult(None, f"unavailable: the model wrote no valid assert statement ({len(parsed.dropped)} dropped)", parsed, None)
+        reasons = sorted({why for _, why in parsed.dropped})
+        why = f"; {', '.join(reasons)}" if reasons else ""
+        return FunctionalResult(None, f"unavailable: the model wrote no usable assert statement ({len(parsed.dropped)} dropped{why})", parsed, None)
     try:
         report = run_tests(candidate_preamble, parsed.tests, config, should_stop=should_stop)
     except SandboxUnavailable as exc:
         return FunctionalResult(None, f"unavailable: {exc}", parsed, None, str(exc))
     total = len(report.outcomes)
     failed = total - report.passed
-    return FunctionalResult(1.0 - report.passed / total, f"{failed} of {total} self-tests failed", parsed, report, report.isolation_note)
+    note = f"{failed} of {total} self-tests failed"
+    uncalled = sum(why.startswith("never calls") for _, why in parsed.dropped)
+    if uncalled:
+        note += f"; {uncalled} dropped: they never call the function"
+    return FunctionalResult(1.0 - report.passed / total, note, parsed, report, report.isolation_note)

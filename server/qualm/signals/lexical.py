@@ -9,6 +9,17 @@ Every score is oriented so that larger means more uncertain:
 * ``mean_probability``  mean over tokens of (1 - p), p the chosen token's probability
 * ``max_probability``   max over tokens of (1 - p) = 1 - the smallest chosen-token probability
 
+and, for code the model did not write (scored, teacher-forced), how surprising each token in the
+text was to the model, −log p (nats), beside how unsure it was before it (entropy):
+
+* ``top_k_surprisal``   mean of the K largest token surprisals
+* ``mean_surprisal``    mean token surprisal
+* ``improbable_tokens`` how many tokens the model gave less than ``IMPROBABLE`` probability
+
+Entropy says "the model was unsure here"; surprisal says "the model would not have written this".
+For the model's own greedy output the two nearly agree (it wrote its likeliest token); on a
+person's edit they differ, which is why the editor's lexical score is chosen by measurement.
+
 Each is computed on all tokens, on code tokens only, and on comment tokens only (comments and
 docstrings); a scope with no tokens gives ``None``, never a number. Which tokens are comments is
 the language's business: traces arrive with their scopes set.
@@ -23,6 +34,8 @@ import numpy as np
 from ..trace import TokenRecord, Trace
 
 SCOPES = ("all", "code", "comment")
+IMPROBABLE = 0.1  # a token the model gave less than this is counted as improbable
+_TINY = 1e-12  # a probability of 0 (a token outside the float range) is read as this: finite surprisal
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,9 @@ class LexicalScores:
     mean_entropy: float | None
     mean_probability: float | None
     max_probability: float | None
+    top_k_surprisal: float | None = None
+    mean_surprisal: float | None = None
+    improbable_tokens: int = 0
 
 
 @dataclass(frozen=True)
@@ -60,9 +76,11 @@ def top_k_mean(values: np.ndarray, k: int) -> float:
 
 def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope: str = "all") -> LexicalScores:
     if not tokens:
-        return LexicalScores(scope, 0, k, None, None, None, None, None)
+        return LexicalScores(scope, 0, k, None, None, None, None, None, None, None, 0)
     h = np.array([t.entropy for t in tokens], dtype=np.float64)
-    q = 1.0 - np.array([t.prob for t in tokens], dtype=np.float64)
+    p = np.array([t.prob for t in tokens], dtype=np.float64)
+    q = 1.0 - p
+    surprisal = -np.log(np.maximum(p, _TINY))
     return LexicalScores(
         scope=scope,
         n_tokens=len(tokens),
@@ -72,6 +90,9 @@ def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope
         mean_entropy=float(h.mean()),
         mean_probability=float(q.mean()),
         max_probability=float(q.max()),
+        top_k_surprisal=top_k_mean(surprisal, k),
+        mean_surprisal=float(surprisal.mean()),
+        improbable_tokens=int((p < IMPROBABLE).sum()),
     )
 
 
