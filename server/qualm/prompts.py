@@ -39,6 +39,29 @@ Output the plan directly."""
 
 PLAN_GENERATION_PREFILL = "Solution plan:\n"
 
+# Not the paper's: the candidate's own plan, in the paper's plan format, so that the algorithmic axis
+# can compare the code in the file with the plans the model samples for the problem.
+CANDIDATE_PLAN = """Read the problem and the code that solves it, and describe the code's solution logic in a step-by-step plan.
+
+Problem:
+{problem_description}
+
+Code:
+```{fence}
+{candidate}
+```
+
+Write a solution plan with 6-10 numbered steps that:
+- Describes what this code does, in order, including its mistakes if it has any
+- Explains what it does and why
+- Uses natural language like "examine each item", "keep track of",
+  "compare values"
+- Avoids programming constructs (no "for", "while", "if-else",
+  variable assignments)
+- Focuses on the logical flow: "first do X, then check Y, finally return Z"
+
+Output the plan directly."""
+
 TEST_GENERATION = """Generate {num_test_cases} DIFFERENT test cases for this function.
 DO NOT implement the function.
 
@@ -92,6 +115,16 @@ def plan_generation(problem_description: str) -> ChatPrompt:
         assistant_prefix=PLAN_GENERATION_PREFILL,
         stop=(),
         name="plan_generation",
+    )
+
+
+def candidate_plan(problem_description: str, candidate: str, fence: str = "python") -> ChatPrompt:
+    """The code in the file explained as a plan in the paper's plan format (greedy)."""
+    return ChatPrompt(
+        user=CANDIDATE_PLAN.format(problem_description=problem_description.strip("\n"), candidate=candidate.strip("\n"), fence=fence),
+        assistant_prefix=PLAN_GENERATION_PREFILL,
+        stop=(),
+        name="candidate_plan",
     )
 
 

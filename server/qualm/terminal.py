@@ -143,6 +143,13 @@ def assessment_report(a, where: str) -> list:
         for i, step in enumerate(a.plans[0].steps, 1):
             plans.append(f"  {i}. {step}\n")
         out.append(plans)
+    if a.candidate_plan is not None and a.candidate_plan.steps:
+        own = Text("the code's own plan ", style="bold")
+        far = f"{a.candidate_distance:.2f} from the sampled plans" if a.candidate_distance is not None else "not comparable"
+        own.append(f"({far})\n")
+        for i, step in enumerate(a.candidate_plan.steps, 1):
+            own.append(f"  {i}. {step}\n")
+        out.append(own)
     if a.tests:
         tests = Text("self-tests\n", style="bold")
         for t in a.tests:

@@ -28,7 +28,8 @@ COMPLETION = "    return x * 2\n"
 SCRIPT = {
     "name": "scripted test model",
     "completions": [COMPLETION],
-    "plans": ["1. Take a and b.\n2. Add them.\n3. Return the sum.", "1. Read both numbers.\n2. Return a plus b."],
+    # two sampled plans, then the code's own plan (the scripted model answers plan prompts in turn)
+    "plans": ["1. Take a and b.\n2. Add them.\n3. Return the sum.", "1. Read both numbers.\n2. Return a plus b.", "1. Take a and b.\n2. Add them.\n3. Return the sum."],
     "tests": json.dumps(["assert add(1, 2) == 3", "assert add(2, 2) == 5", "assert add(0, 0) == 0", "assert True"]),
     "entropy": {"default": 0.05, "tokens": {"*": 2.4, "+": 1.2, "2": 0.7}},
 }
@@ -132,9 +133,12 @@ def test_assess_runs_the_scripted_tests_in_the_sandbox(script):
         assert a["functional"]["raw"] == pytest.approx(1 / 3)
         assert ["assert True", "never calls add"] in a["dropped_tests"] and "1 dropped: they never call the function" in a["functional"]["note"]
         assert a["algorithmic"]["raw"] is not None and 0 < a["algorithmic"]["raw"] < 1  # two different plans
+        # the code's own plan equals the first sampled plan: its distance is 1 - mean(1, sim(first, second))
+        assert a["candidate_plan"]["steps"] == ["Take a and b.", "Add them.", "Return the sum."]
+        assert 0 < a["candidate_distance"] < a["algorithmic"]["raw"] and "the code's own plan is" in a["algorithmic"]["note"]
         assert a["model"] == "scripted test model"
         hover = await s.hover(0, 4, uri=URI)
-        assert "qualm assessment" in hover.contents.value
+        assert "qualm assessment" in hover.contents.value and "The code's own plan" in hover.contents.value
 
     run(scenario)
 

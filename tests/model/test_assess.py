@@ -132,12 +132,13 @@ def test_an_axis_with_weight_zero_is_not_computed(backend, small):
     a = assess_function(model, fn, small.with_overrides(ensemble={"weights": [0.2, 0.0, 0.4]}), None)
     assert model.batches == [["test_generation"]]
     assert a.algorithmic.raw is None and not a.algorithmic.available and a.algorithmic.note.startswith("off") and a.plans == []
+    assert a.candidate_plan is None and a.candidate_distance is None
     assert a.functional.available and a.tests
     model.batches.clear()
     b = assess_function(model, fn, small.with_overrides(ensemble={"weights": [0.2, 0.4, 0.0]}), None)
-    assert model.batches == [["plan_generation"] * 4]
+    assert model.batches == [["plan_generation"] * 4 + ["candidate_plan"]]  # N plans, then the code's own
     assert b.functional.raw is None and b.functional.note.startswith("off") and b.tests == [] and b.tests_raw == ""
-    assert b.algorithmic.available and len(b.plans) == 4
+    assert b.algorithmic.available and len(b.plans) == 4 and b.candidate_plan is not None
 
 
 def test_cli_assess_json(tmp_path):

@@ -86,3 +86,18 @@ def test_step_rouge_gives_rouge_score_s_own_numbers():
     for a in texts:
         for b in texts:
             assert rouge.step(a, b) == reference.score(a, b)["rougeL"].fmeasure, (a, b)
+
+
+def test_the_candidate_plan_is_measured_against_the_sampled_plans():
+    from qualm.signals.algorithmic import candidate_distance
+
+    plans = ["1. Sort the numbers.\n2. Return the first one.", "1. Sort the numbers.\n2. Take the first one and return it."]
+    same = candidate_distance("1. Sort the numbers.\n2. Return the first one.", plans)
+    other = candidate_distance("1. Reverse text.\n2. Count vowels.", plans)  # no word in common
+    assert same.distance is not None and other.distance is not None
+    assert same.distance < other.distance and other.distance == pytest.approx(1.0)
+    assert len(same.similarities) == 2 and same.similarities[0] == pytest.approx(1.0)
+    rouge = StepRouge()
+    assert same.similarities[1] == pytest.approx(rouge.plans(split_steps(plans[0]), split_steps(plans[1])))
+    assert candidate_distance("no steps here at all", []).distance is None
+    assert candidate_distance("", plans).distance is None

@@ -19,7 +19,7 @@ from ..ensemble import Calibration, ensemble
 from ..lang import FunctionSource, language_named
 from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..settings import Settings
-from ..signals.algorithmic import StepRouge, algorithmic_uncertainty
+from ..signals.algorithmic import StepRouge, algorithmic_uncertainty, candidate_distance
 from ..signals.functional import calling_only, functional_uncertainty, parse_tests
 from ..signals.lexical import LexicalReport
 from ..trace import Trace
@@ -81,6 +81,10 @@ class Assessment:
     lexical_scores: LexicalReport
     plans: list[PlanResult]
     plan_similarity: list[tuple[int, int, float]]
+    # The code's own plan and its distance from the sampled plans (1 - mean similarity): reported
+    # beside the paper's dispersion; the ensemble still uses the dispersion (issue 23 measures which).
+    candidate_plan: PlanResult | None
+    candidate_distance: float | None
     tests: list[TestResult]
     dropped_tests: list[tuple[str, str]]
     tests_raw: str  # the model's answer to the test prompt
@@ -145,6 +149,10 @@ def assess_function(
         (prompts.plan_generation(problem), GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
         for i in range(a.n_plans if want_algo else 0)
     ]
+    # The code's own plan (greedy): the sampled plans are written from the problem alone and cannot
+    # see the code; this one can, so the axis also says how far the code is from them.
+    if want_algo:
+        plan_jobs.append((prompts.candidate_plan(problem, fn.source, language.fence), GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=seed, top_alternatives=1)))
     test_jobs = [
         (prompts.test_generation(problem, f.n_tests), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
     ] if want_func else []
@@ -152,21 +160,27 @@ def assess_function(
     traces: list[Trace] = []
     if plan_jobs or test_jobs:
         stage = "algorithmic" if plan_jobs else "functional"
-        what = " and ".join(x for x in (f"{len(plan_jobs)} plans" if plan_jobs else "", f"{f.n_tests} tests" if test_jobs else "") if x)
+        what = " and ".join(x for x in (f"{a.n_plans} plans and the code's own" if plan_jobs else "", f"{f.n_tests} tests" if test_jobs else "") if x)
         progress(stage, f"sampling {what}")
         traces = backend.generate_batch(plan_jobs + test_jobs, on_progress=lambda n: progress(stage, f"sampling: {n} tokens"), cancel=cancel)
         _check(cancel)
     sampling_seconds = time.perf_counter() - t0
     plan_traces, test_trace = traces[: len(plan_jobs)], (traces[-1] if test_jobs else None)
     plan_share = sum(len(t.tokens) for t in plan_traces) / max(1, sum(len(t.tokens) for t in traces))
+    own_trace = plan_traces.pop() if want_algo else None
 
     t0 = time.perf_counter()
-    algo = algorithmic_uncertainty([t.text for t in plan_traces], StepRouge())
+    rouge = StepRouge()
+    algo = algorithmic_uncertainty([t.text for t in plan_traces], rouge)
     plans = [PlanResult(t.text, steps, len(t.tokens), t.stop_reason) for t, steps in zip(plan_traces, algo.steps)]
+    own = candidate_distance(own_trace.text, [t.text for t in plan_traces], rouge) if own_trace is not None else None
+    own_plan = PlanResult(own_trace.text, own.steps, len(own_trace.tokens), own_trace.stop_reason) if own_trace is not None and own is not None else None
     if not want_algo:
         algo_note = OFF_NOTE
     elif algo.uncertainty is not None:
         algo_note = f"{algo.plans_used} of {len(plans)} plans had steps"
+        if own is not None and own.distance is not None:
+            algo_note += f"; the code's own plan is {own.distance:.2f} from them"
     else:
         algo_note = f"unavailable: only {algo.plans_used} plan(s) had numbered steps"
     algo_seconds = sampling_seconds * plan_share + (time.perf_counter() - t0)
@@ -220,6 +234,8 @@ def assess_function(
         lexical_scores=scored.lexical,
         plans=plans,
         plan_similarity=algo.pairwise,
+        candidate_plan=own_plan,
+        candidate_distance=own.distance if own is not None else None,
         tests=tests,
         dropped_tests=parsed.dropped,
         tests_raw=test_trace.text if test_trace else "",

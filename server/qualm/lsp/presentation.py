@@ -80,6 +80,10 @@ def assessment_hover(a: Assessment, stale: bool = False) -> str:
         steps = [len(p.steps) for p in a.plans]
         lines.append(f"\n**Plans** ({len(a.plans)} sampled, {min(steps)}–{max(steps)} steps); the first:\n")
         lines += [f"{i}. {s}" for i, s in enumerate(a.plans[0].steps[:10], 1)]
+    if a.candidate_plan is not None and a.candidate_plan.steps:
+        far = f"{a.candidate_distance:.2f} from the sampled plans (0: the same steps, 1: nothing in common)" if a.candidate_distance is not None else "not comparable"
+        lines.append(f"\n**The code's own plan**, as the model reads the function: {far}\n")
+        lines += [f"{i}. {s}" for i, s in enumerate(a.candidate_plan.steps[:10], 1)]
     if a.tests:
         passed = sum(t.status == "passed" for t in a.tests)
         lines.append(f"\n**Self-tests**: {passed} of {len(a.tests)} passed\n")

@@ -5,7 +5,7 @@ a JSON script:
     {
       "name": "scripted demo",                 # shown as the model's name
       "completions": ["    return a + b\\n"],    # what generate() writes, in turn (cycling)
-      "plans": ["1. Add a and b.\\n2. Return it."],   # answers to the plan prompt, in turn
+      "plans": ["1. Add a and b.\\n2. Return it."],   # answers to the plan prompts (sampled, the code's own), in turn
       "tests": "[\\"assert add(1, 2) == 3\\"]",     # the answer to the test prompt
       "entropy": {"default": 0.05, "tokens": {"+": 2.4, "return": 0.8}},
       "seconds_per_token": 0.0                 # a delay, to test streaming and cancellation
@@ -112,7 +112,7 @@ class ScriptedBackend:
     def _answer(self, prompt: ChatPrompt, options: GenerationOptions) -> str:
         if prompt.name == "test_generation":
             return self._script.tests
-        kind, answers = ("plan", self._script.plans) if prompt.name == "plan_generation" else ("completion", self._script.completions)
+        kind, answers = ("plan", self._script.plans) if prompt.name in ("plan_generation", "candidate_plan") else ("completion", self._script.completions)
         with self._lock:
             i = self._turn[kind]
             self._turn[kind] += 1

@@ -99,6 +99,28 @@ class AlgorithmicResult:
     steps: list[list[str]]
 
 
+@dataclass(frozen=True)
+class CandidateDistance:
+    """How far the candidate's own plan is from the plans sampled for the problem."""
+
+    distance: float | None  # 1 - mean sim(candidate plan, sampled plan); None: no comparable plans
+    similarities: list[float]  # to each sampled plan that has steps
+    steps: list[str]  # the candidate plan's steps
+
+
+def candidate_distance(candidate_plan: str, plans: list[str], rouge: StepRouge | None = None) -> CandidateDistance:
+    """``1 − mean_i sim(c, z_i)`` with ``sim`` the paper's step-aware similarity: 0 when the code does
+    what every sampled plan says, towards 1 when it does something none of them describes. Unlike
+    the plans' dispersion, it changes when the code changes."""
+    rouge = rouge or StepRouge()
+    own = split_steps(candidate_plan)
+    sampled = [s for s in (split_steps(p) for p in plans) if s]
+    if not own or not sampled:
+        return CandidateDistance(None, [], own)
+    sims = [rouge.plans(own, s) for s in sampled]
+    return CandidateDistance(1.0 - sum(sims) / len(sims), sims, own)
+
+
 def algorithmic_uncertainty(plans: list[str], rouge: StepRouge | None = None) -> AlgorithmicResult:
     rouge = rouge or StepRouge()
     steps = [split_steps(p) for p in plans]
