@@ -21,13 +21,9 @@ the code should be complete and executable and you should stop immediately."""
 CODE_GENERATION_PREFILL = "Here are the complete codes for this problem:\n```{fence}\n"
 
 
-PLAN_GENERATION = """Read the problem and describe the solution logic in a step-by-step plan.
-
-Problem:
-{problem_description}
-
-Write a solution plan with 6-10 numbered steps that:
-- Describes the core algorithm logic and reasoning
+# The paper's plan format (its appendix), shared with the candidate plan below.
+PLAN_FORMAT = """Write a solution plan with 6-10 numbered steps that:
+{what}
 - Explains what needs to be done and why
 - Uses natural language like "examine each item", "keep track of",
   "compare values"
@@ -36,6 +32,13 @@ Write a solution plan with 6-10 numbered steps that:
 - Focuses on the logical flow: "first do X, then check Y, finally return Z"
 
 Output the plan directly."""
+
+PLAN_GENERATION = """Read the problem and describe the solution logic in a step-by-step plan.
+
+Problem:
+{problem_description}
+
+""" + PLAN_FORMAT.replace("{what}", "- Describes the core algorithm logic and reasoning")
 
 PLAN_GENERATION_PREFILL = "Solution plan:\n"
 
@@ -51,16 +54,7 @@ Code:
 {candidate}
 ```
 
-Write a solution plan with 6-10 numbered steps that:
-- Describes what this code does, in order, including its mistakes if it has any
-- Explains what it does and why
-- Uses natural language like "examine each item", "keep track of",
-  "compare values"
-- Avoids programming constructs (no "for", "while", "if-else",
-  variable assignments)
-- Focuses on the logical flow: "first do X, then check Y, finally return Z"
-
-Output the plan directly."""
+""" + PLAN_FORMAT.replace("{what}", "- Describes what this code does, in order, including its mistakes if it has any")
 
 TEST_GENERATION = """Generate {num_test_cases} DIFFERENT test cases for this function.
 DO NOT implement the function.

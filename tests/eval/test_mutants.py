@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+from test_eval_datasets import needs_sandbox  # the same skip rule: tests that need the real sandbox
 
 from qualm.evaluation.datasets import humaneval
 from qualm.evaluation.labels import official_label
@@ -23,14 +24,6 @@ from qualm.evaluation.mutants import (
     split_of,
 )
 from qualm.evaluation.problems import OfficialTests, Problem
-from qualm_sandbox import SandboxUnavailable, choose_isolation
-
-try:
-    choose_isolation("auto")
-    NO_SANDBOX = ""
-except SandboxUnavailable as exc:
-    NO_SANDBOX = f"no sandbox here: {exc}"
-needs_sandbox = pytest.mark.skipif(bool(NO_SANDBOX), reason=NO_SANDBOX or "sandbox available")
 
 PAIRS_FILE = Path(__file__).parents[2] / "benchmarks" / "data" / "mutant-pairs.jsonl"
 
@@ -43,31 +36,24 @@ def _texts(source: str, kind: str, entry_point: str = "f") -> list[str]:
 # Each kind: the exact mutant texts
 
 
-def test_operator_mutants():
-    src = "def f(a, b):\n    c = a * b\n    c += 1\n    return c > 0 and a - b\n"
-    assert _texts(src, "operator") == [
-        src.replace("a * b", "a / b"),
-        src.replace("a * b", "a // b"),
-        src.replace("c += 1", "c -= 1"),
-        src.replace("and", "or"),
-        src.replace("a - b", "a + b"),
-    ]
+OPERATOR_SRC = "def f(a, b):\n    c = a * b\n    c += 1\n    return c > 0 and a - b\n"
+COMPARISON_SRC = "def f(a, b, c):\n    return a < b, a >= b, a == b, a in c, a is not None\n"
+
+
+@pytest.mark.parametrize(
+    "src, kind, edits",
+    [
+        (OPERATOR_SRC, "operator", [("a * b", "a / b"), ("a * b", "a // b"), ("c += 1", "c -= 1"), ("and", "or"), ("a - b", "a + b")]),
+        (COMPARISON_SRC, "comparison", [("a < b", "a <= b"), ("a >= b", "a > b"), ("a == b", "a != b"), ("a in c", "a not in c"), ("is not", "is")]),
+    ],
+)
+def test_operator_and_comparison_mutants(src, kind, edits):
+    assert _texts(src, kind) == [src.replace(old, new) for old, new in edits]
 
 
 def test_operator_leaves_string_and_list_arithmetic_alone():
     src = "def f(s, n):\n    return s + 'x', [0] * n\n"
     assert _texts(src, "operator") == []
-
-
-def test_comparison_mutants():
-    src = "def f(a, b, c):\n    return a < b, a >= b, a == b, a in c, a is not None\n"
-    assert _texts(src, "comparison") == [
-        src.replace("a < b", "a <= b"),
-        src.replace("a >= b", "a > b"),
-        src.replace("a == b", "a != b"),
-        src.replace("a in c", "a not in c"),
-        src.replace("is not", "is"),
-    ]
 
 
 def test_constant_mutants():
