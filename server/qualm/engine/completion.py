@@ -8,7 +8,6 @@ from dataclasses import dataclass
 
 from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..settings import Settings
-from ..signals.lexical import LexicalReport, lexical_report
 from .document import Document
 from .placement import CompletionPlacement, PlacedToken, accepted_tokens
 
@@ -32,7 +31,6 @@ class Completion:
     stop_reason: str
     model: str
     seconds: float
-    lexical: LexicalReport
 
     def accepted(self, inserted_at: int, accepted_text: str, document: str) -> list[PlacedToken]:
         """This completion's tokens once the user took ``accepted_text`` (all or a prefix of
@@ -75,5 +73,4 @@ def complete(
         stop_reason=trace.stop_reason,
         model=trace.model,
         seconds=trace.seconds,
-        lexical=lexical_report(document.language.annotate_scopes(trace), settings.lexical.top_k),
     )

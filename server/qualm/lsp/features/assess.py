@@ -13,7 +13,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
 from ... import engine
-from ...engine import AssessmentCancelled, Document
+from ...engine import AssessmentCancelled
 from ...lang import FunctionSource, SourceError
 from ...marks import Mark
 from ...model import CancelToken
@@ -41,10 +41,10 @@ def register(server: QualmServer) -> None:
     @server.command(ASSESS_COMMAND)
     async def assess_cmd(ls: QualmServer, *args: Any) -> dict:
         uri, target = _uri_and_target(args)
-        document, fn = _function(ls, uri, target)
+        fn = _function(ls, uri, target)
         cancel = CancelToken()
         progress = await _begin_progress(ls, f"qualm: assessing {fn.name}", cancel)
-        return await _assess(ls, uri, document, fn, progress, cancel)
+        return await _assess(ls, uri, fn, progress, cancel)
 
     @server.feature(ASSESS)
     async def assess_request(ls: QualmServer, params: Any) -> dict:
@@ -53,13 +53,13 @@ def register(server: QualmServer) -> None:
         target = p.get("function") or p.get("position")
         if not isinstance(uri, str) or not isinstance(target, (str, dict)):
             raise _error(ValueError("qualm/assess needs textDocument.uri and a function name or a position"))
-        document, fn = _function(ls, uri, target)
+        fn = _function(ls, uri, target)
         cancel = CancelToken()
         token = p.get("workDoneToken")
         progress = None
         if isinstance(token, (str, int)):  # the client made the progress: it shows it, we report to it
             progress = _start_progress(ls, token, f"qualm: assessing {fn.name}", cancel)
-        return await _assess(ls, uri, document, fn, progress, cancel)
+        return await _assess(ls, uri, fn, progress, cancel)
 
     @server.command(SCORE_COMMAND)
     async def score_cmd(ls: QualmServer, *args: Any) -> dict:
@@ -95,7 +95,7 @@ def register(server: QualmServer) -> None:
         return ls.status()
 
 
-async def _assess(ls: QualmServer, uri: str, document: Document, fn: FunctionSource, progress: str | int | None, cancel: CancelToken) -> dict:
+async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str | int | None, cancel: CancelToken) -> dict:
     loop = asyncio.get_running_loop()
 
     def on_progress(stage: str, message: str) -> None:  # called on the model thread
@@ -106,7 +106,7 @@ async def _assess(ls: QualmServer, uri: str, document: Document, fn: FunctionSou
 
     settings, calibration = ls.settings, ls.calibration
     try:
-        a = await ls.run_model(lambda backend, token: engine.assess(backend, document, fn.name, settings, calibration, on_progress, token), key=f"assess:{uri}:{fn.name}", cancel=cancel)
+        a = await ls.run_model(lambda backend, token: engine.assess_function(backend, fn, settings, calibration, on_progress, token), key=f"assess:{uri}:{fn.name}", cancel=cancel)
     except AssessmentCancelled:
         _end_progress(ls, progress, "cancelled")
         return {"function": fn.name, "cancelled": True}
@@ -124,15 +124,17 @@ async def _assess(ls: QualmServer, uri: str, document: Document, fn: FunctionSou
     return {"function": a.function, "summary": lens_title(a, False), "assessment": a.to_dict()}
 
 
-def _function(ls: QualmServer, uri: str, target: str | dict) -> tuple[Document, FunctionSource]:
+def _function(ls: QualmServer, uri: str, target: str | dict) -> FunctionSource:
+    """The function to assess, resolved once here: the model thread gets this very function (a name
+    looked up again could be another function of the same name)."""
     try:
         _, document = ls.document(uri)
         if isinstance(target, str):
-            return document, document.function(target)
+            return document.function(target)
         line = target.get("line")
         if not isinstance(line, int):
             raise ValueError("a position needs an integer line")
-        return document, document.function(line + 1)
+        return document.function(line + 1)
     except (SourceError, UnknownDocument, ValueError) as exc:
         raise _error(exc) from exc
 
