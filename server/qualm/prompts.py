@@ -7,6 +7,7 @@ default) would see it as literal text, so it is added only when the template kno
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 CODE_FENCE = "```"
@@ -90,6 +91,9 @@ class ChatPrompt:
     assistant_prefix: str
     stop: tuple[str, ...] = (CODE_FENCE,)
     name: str = "custom"
+    # Where the answer is complete in its format (qualm.answer_ends); decoding stops there. Records
+    # after that point are cut, so a prompt with a rule is not one whose tokens are streamed.
+    ends: Callable[[str], int | None] | None = None
 
 
 def code_generation(problem_description: str, language: str = "Python", fence: str = "python") -> ChatPrompt:
@@ -103,7 +107,8 @@ def code_generation(problem_description: str, language: str = "Python", fence: s
 
 
 def plan_generation(problem_description: str) -> ChatPrompt:
-    # No stop string: a plan ends with the model's end of turn.
+    # No stop string: a plan ends with the model's end of turn (the editor's assessment may add an
+    # end rule, see qualm.answer_ends; the evaluation keeps the paper's plans).
     return ChatPrompt(
         user=PLAN_GENERATION.format(problem_description=problem_description.strip("\n")),
         assistant_prefix=PLAN_GENERATION_PREFILL,

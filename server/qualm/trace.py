@@ -11,7 +11,8 @@ from typing import Any, Literal
 
 Scope = Literal["code", "comment", "docstring"]
 Mode = Literal["greedy", "sampled", "scored"]
-StopReason = Literal["fence", "eos", "length", "cancelled", "end_of_text"]
+# "complete": the answer ended in its format (a plan's last step, the M-th test: qualm.answer_ends)
+StopReason = Literal["fence", "complete", "eos", "length", "cancelled", "end_of_text"]
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,9 @@ def settings_key(settings: Settings, options: PipelineOptions) -> str:
     """A short hash of everything that changes what the model writes or how it is judged."""
     relevant = {
         "generation": asdict(settings.generation),
-        "algorithmic": asdict(settings.algorithmic),
+        # editor-only settings (the evaluation never stops a plan early) stay out of the key, so
+        # caches made before they existed are still found
+        "algorithmic": {k: v for k, v in asdict(settings.algorithmic).items() if k != "stop_after_last_step"},
         "functional": {k: v for k, v in asdict(settings.functional).items() if k != "sandbox_mode"},
         "samples": [options.n_samples, options.sample_temperature, options.sample_top_p],
         "label_timeout": options.label_timeout,

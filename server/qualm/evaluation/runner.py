@@ -155,6 +155,16 @@ def calibration_source(spec: str) -> tuple[list[Problem] | None, CalibrationSpli
     return datasets.load(name, split=split or None, limit=int(lim) if lim else None), None
 
 
+# The paper's plans as the evaluation samples them (its results in results/ were made with these):
+# N = 10 plans of at most 512 tokens, never stopped before the model's end of turn. The editor's
+# assessment uses fewer, shorter plans by default (settings.AlgorithmicSettings).
+PAPER_PLANS = {"n_plans": 10, "max_tokens": 512}
+
+
+def paper_plans(settings: Settings) -> Settings:
+    return settings.with_overrides(algorithmic=PAPER_PLANS)
+
+
 def run_evaluation(
     backend: ModelBackend,
     inputs: EvalInputs,
@@ -169,6 +179,7 @@ def run_evaluation(
     model identity's; ``on_stage`` is told when each stage begins (a data set, the calibration
     split, Symbolic Clustering) and returns where that stage's progress goes."""
     stage: StageProgress = on_stage or (lambda title, total: None)
+    settings = paper_plans(settings)
     identity = backend.info.identity
     calibration = inputs.calibration_split
     if inputs.calibration_problems is not None:

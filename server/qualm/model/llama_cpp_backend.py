@@ -267,7 +267,7 @@ class LlamaCppBackend:
             self._check_room(len(ptoks) + 1, "the prompt")
             max_tokens = min(options.max_tokens, self._n_ctx - len(ptoks))
             meter = EntropyMeter(self.n_vocab, options.top_alternatives)
-            stream = TextStream(prompt.stop, on_token)
+            stream = TextStream(prompt.stop, on_token, prompt.ends)
             sampler = self._sampler(options)
             stop_reason = "length"
             self._reset()
@@ -282,7 +282,7 @@ class LlamaCppBackend:
                     stop_reason = "eos"
                     break
                 if stream.push(self.piece(stats.token_id), stats):
-                    stop_reason = "fence"
+                    stop_reason = stream.stop_kind
                     break
                 if pos >= self._n_ctx:
                     break
@@ -427,7 +427,7 @@ class LlamaCppBackend:
             return
         st.generated += 1
         if st.stream.push(self.piece(stats.token_id), stats):
-            st.close("fence")
+            st.close(st.stream.stop_kind)
         elif st.generated >= st.max_tokens:
             st.close("length")
         else:
@@ -549,7 +549,7 @@ class _Sample:
         self.max_tokens = max_tokens
         self.prompt_len = prompt_len
         self.sampler = sampler
-        self.stream = TextStream(prompt.stop)
+        self.stream = TextStream(prompt.stop, ends=prompt.ends)
         self.generated = 0
         self.next_token = -1
         self.next_pos = prompt_len

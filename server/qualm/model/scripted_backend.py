@@ -26,7 +26,7 @@ import re
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..prompts import ChatPrompt
@@ -162,7 +162,10 @@ class ScriptedBackend:
 
     def generate(self, prompt: ChatPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
         mode = "greedy" if options.greedy else "sampled"
-        return self._trace(prompt, self._answer(prompt, options), mode, options, on_token, cancel)
+        answer = self._answer(prompt, options)
+        end = prompt.ends(answer + "\n") if prompt.ends is not None else None
+        trace = self._trace(prompt, answer[:end] if end is not None else answer, mode, options, on_token, cancel)
+        return replace(trace, stop_reason="complete") if end is not None and trace.stop_reason == "eos" else trace
 
     def generate_batch(self, jobs: Sequence[tuple[ChatPrompt, GenerationOptions]], on_progress: Callable[[int], None] | None = None, cancel: CancelToken | None = None) -> list[Trace]:
         """One job after another: a script has no batch to share."""

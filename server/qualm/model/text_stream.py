@@ -23,15 +23,23 @@ class TokenStats:
 
 
 class TextStream:
-    def __init__(self, stop: Sequence[str] = (), on_token: Callable[[TokenRecord], None] | None = None):
+    def __init__(
+        self,
+        stop: Sequence[str] = (),
+        on_token: Callable[[TokenRecord], None] | None = None,
+        ends: Callable[[str], int | None] | None = None,
+    ):
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._stop = tuple(s for s in stop if s)
+        # A rule that says where the answer is complete (``qualm.answer_ends``), asked at line ends.
+        self._ends = ends
         self._on_token = on_token
         self._text = ""
         self._length = 0
         self._records: list[TokenRecord] = []
         self._emitted = 0
         self.stopped = False
+        self.stop_kind = ""  # "fence": a stop string; "complete": the end rule
 
     @property
     def text(self) -> str:
@@ -42,7 +50,7 @@ class TextStream:
         return tuple(self._records)
 
     def push(self, piece: bytes, stats: TokenStats) -> bool:
-        """Add one token; returns True when a stop string has ended the text."""
+        """Add one token; returns True when a stop string or the end rule has ended the text."""
         chunk = self._decoder.decode(piece)
         start = self._length
         self._text += chunk
@@ -60,9 +68,12 @@ class TextStream:
             )
         )
         if self._stop and self._cut_at_stop(start):
-            self.stopped = True
-            self._emit(self._length)
-            return True
+            return self._stopped("fence")
+        if self._ends is not None and "\n" in chunk:
+            end = self._ends(self._text)
+            if end is not None:
+                self._cut(end)
+                return self._stopped("complete")
         self._emit(self._length - self._held_back())
         return False
 
@@ -74,6 +85,12 @@ class TextStream:
             self._records[-1] = replace(last, text=last.text + tail, end=last.end + len(tail))
             self._text += tail
             self._length += len(tail)
+        if self._ends is not None and not self.stopped:
+            # The model ended its turn: what follows the answer's last complete part (a plan's
+            # closing paragraph) is cut as it would have been had the model gone on.
+            end = self._ends(self._text + "\n")
+            if end is not None and end < self._length:
+                self._cut(end)
         self._emit(self._length)
 
     def _cut_at_stop(self, new_start: int) -> bool:
@@ -83,7 +100,18 @@ class TextStream:
         hits = [i for s in self._stop if (i := text.find(s, search_from)) >= 0]
         if not hits:
             return False
-        cut = min(hits)
+        self._cut(min(hits))
+        return True
+
+    def _stopped(self, kind: str) -> bool:
+        self.stopped = True
+        self.stop_kind = kind
+        self._emit(self._length)
+        return True
+
+    def _cut(self, cut: int) -> None:
+        """Keep the text before ``cut`` and the records that hold it (the last one shortened)."""
+        text = self.text
         kept: list[TokenRecord] = []
         for rec in self._records:
             if rec.start >= cut and rec.end > rec.start:
@@ -96,7 +124,6 @@ class TextStream:
         self._records = kept
         self._text = text[:cut]
         self._length = cut
-        return True
 
     def _held_back(self) -> int:
         """Characters at the end that could be the start of a stop string."""

@@ -21,8 +21,7 @@ from itertools import combinations
 
 from rapidfuzz.distance import LCSseq
 
-# "1. ", "2) ", "Step 3:", "**4.**", "5 -" at the start of a line begin a step.
-_STEP_START = re.compile(r"^\s*(?:[*_#>]+\s*)?(?:step\s*)?(\d{1,2})\s*(?:[.):\-][*_]*|\*\*)\s*", re.IGNORECASE)
+from ..answer_ends import STEP_START
 
 
 def split_steps(plan: str) -> list[str]:
@@ -33,7 +32,7 @@ def split_steps(plan: str) -> list[str]:
     steps: list[str] = []
     current: list[str] | None = None
     for line in plan.splitlines():
-        m = _STEP_START.match(line)
+        m = STEP_START.match(line)
         if m:
             if current is not None:
                 steps.append(" ".join(current).strip())
