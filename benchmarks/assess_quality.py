@@ -25,6 +25,7 @@ from pathlib import Path
 from sklearn.metrics import roc_auc_score
 
 from qualm import engine
+from qualm.engine.samples import SampleCache
 from qualm.lang import PYTHON
 from qualm.lang.python.source import with_docstring
 from qualm.model import load_model
@@ -40,17 +41,27 @@ def prepared(source: str, row: dict) -> str:
     return with_docstring(text, row["entry_point"], row["task"]) if row["dataset"] == "mbpp" else text
 
 
-def measure(backend, settings: Settings, calibration, row: dict, side: str, axes: str) -> dict:
+def measure(backend, settings: Settings, calibration, row: dict, side: str, axes: str, samples: SampleCache) -> dict:
     fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
     t0 = time.perf_counter()
+    detail: dict = {}
     if axes == "lexical":
         lex = engine.score_function(backend, fn, settings).lexical
         out = {f"lexical.{scope}.{k}": getattr(getattr(lex, scope), k) for scope in ("all", "code") for k in LEXICAL}
     else:
-        a = engine.assess_function(backend, fn, settings, calibration)
+        # The pair's two functions share their problem: its plans and tests are decoded once.
+        a = engine.assess_function(backend, fn, settings, calibration, samples=samples)
         out = {f"lexical.{scope}.{k}": getattr(getattr(a.lexical_scores, scope), k) for scope in ("all", "code") for k in LEXICAL}
         out |= {"algorithmic": a.algorithmic.raw, "candidate_distance": a.candidate_distance, "functional": a.functional.raw, "ensemble": a.ensemble}
-    return {"pair_id": row["pair_id"], "side": side, "axes": axes, "seconds": time.perf_counter() - t0, "values": out}
+        detail = {
+            "tests": [[t.code, t.status] for t in a.tests],
+            "dropped_tests": len(a.dropped_tests),
+            "plans": [p.text for p in a.plans],
+            "candidate_plan": a.candidate_plan.text if a.candidate_plan else None,
+            "axis_seconds": {ax.name: ax.seconds for ax in a.axes()},
+            "extra": a.extra,
+        }
+    return {"pair_id": row["pair_id"], "side": side, "axes": axes, "seconds": time.perf_counter() - t0, "values": out, "detail": detail}
 
 
 def report(rows: list[dict], results: dict[tuple[str, str], dict]) -> None:
@@ -96,16 +107,17 @@ def main() -> None:
     backend = load_model(settings.model)
     calibration = engine.calibration_for(backend.info.identity, settings.ensemble)
     print(f"model: {backend.info.name}; split {args.split}, {len(rows)} pairs, axes {args.axes}; results in {cache}", flush=True)
+    samples = SampleCache()
     with open(cache, "a") as out:
         for i, row in enumerate(rows):
             for side in ("original", "mutant"):
                 if (row["pair_id"], side) in results:
                     continue
-                v = measure(backend, settings, calibration, row, side, args.axes)
+                v = measure(backend, settings, calibration, row, side, args.axes, samples)
                 results[(row["pair_id"], side)] = v
                 out.write(json.dumps(v) + "\n")
                 out.flush()
-            if (i + 1) % 50 == 0:
+            if (i + 1) % 10 == 0:
                 print(f"{i + 1} of {len(rows)} pairs", flush=True)
     report(rows, results)
 

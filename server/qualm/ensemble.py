@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from .chance import PassModel
 from .model.identity import ModelIdentity
 
 AXES = ("lexical", "algorithmic", "functional")
@@ -42,6 +43,8 @@ class Calibration:
     created: str = ""
     path: str = ""
     version: int = CALIBRATION_VERSION
+    # The chance of passing (qualm.chance), where the file has one; older files have none.
+    pass_model: PassModel | None = None
 
     def percentile(self, axis: str, raw: float) -> float | None:
         ref = self.scores.get(axis) or []
@@ -51,6 +54,12 @@ class Calibration:
         hi = bisect.bisect_right(ref, raw)
         return (lo + 0.5 * (hi - lo)) / len(ref)
 
+    @property
+    def lexical_signal(self) -> str:
+        """Which lexical score the reference holds: files made before the setting existed hold the
+        paper's Top-K entropy."""
+        return str(self.settings.get("lexical_signal", "top_k_entropy"))
+
     def describe(self) -> str:
         sizes = ", ".join(f"{a} {len(self.scores.get(a, []))}" for a in AXES)
         return f"{self.dataset} ({sizes} reference scores)"
@@ -59,6 +68,8 @@ class Calibration:
         path.parent.mkdir(parents=True, exist_ok=True)
         data = asdict(self)
         data.pop("path")
+        if self.pass_model is None:
+            data.pop("pass_model")
         path.write_text(json.dumps(data, indent=1) + "\n")
 
     @classmethod
@@ -68,6 +79,7 @@ class Calibration:
             if data.get("version") != CALIBRATION_VERSION:
                 raise CalibrationError(f"{path}: calibration format {data.get('version')} is not {CALIBRATION_VERSION}")
             scores = {a: sorted(float(x) for x in data["scores"].get(a, [])) for a in AXES}
+            pass_model = PassModel.from_dict(data["pass_model"]) if data.get("pass_model") else None
             return cls(
                 model=str(data["model"]),
                 model_sha256=str(data["model_sha256"]),
@@ -77,6 +89,7 @@ class Calibration:
                 settings=dict(data.get("settings", {})),
                 created=str(data.get("created", "")),
                 path=str(path),
+                pass_model=pass_model,
             )
         except (OSError, ValueError, KeyError, TypeError) as exc:
             if isinstance(exc, CalibrationError):

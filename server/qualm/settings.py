@@ -65,16 +65,22 @@ class LexicalSettings:
     # Token entropy thresholds in nats for the display levels low / medium / high.
     # A token below the first is "confident". See README "Uncertainty levels".
     level_thresholds: tuple[float, float, float] = (0.5, 1.0, 2.0)
+    # The lexical axis of an assessment (code in the file, teacher-forced): which score of the body
+    # (qualm.signals.lexical). Chosen by measurement on right/wrong pairs (README, issue 23); the
+    # paper's top_k_entropy stays the score of generated code.
+    assess_signal: str = "top_k_surprisal"
 
 
 @dataclass(frozen=True)
 class AlgorithmicSettings:
-    n_plans: int = 10  # N
+    # The paper's N is 10 with 2048 tokens a plan; `qualm eval` reproduces it with N = 10 and 512
+    # tokens (evaluation.runner.PAPER_PLANS). The editor's defaults are what an assessment costs
+    # on a CPU: 5 plans of at most 384 tokens, each stopped after its last step (README, issue 23).
+    n_plans: int = 5  # N
     temperature: float = 0.8
     top_p: float = 0.95
-    # The paper allows 2048 tokens per plan; a 6-10 step plan takes 150-350 tokens, and the
-    # budget bounds time and the shared KV cache on a CPU. A plan cut here keeps its steps.
-    max_tokens: int = 512
+    max_tokens: int = 384  # a plan cut here keeps its steps
+    stop_after_last_step: bool = True  # answer_ends.plan_end
 
 
 @dataclass(frozen=True)
@@ -123,6 +129,8 @@ class EditorSettings:
     diagnostic_level: str = "medium"  # lowest token level that gets a diagnostic: low | medium | high
     max_diagnostics: int = 50  # per document, the most uncertain first
     completion_max_tokens: int = 128
+    # What the code lens and the hover lead with: the calibrated chance of passing, or the paper's ensemble.
+    headline: str = "chance"
 
 
 @dataclass(frozen=True)
@@ -184,6 +192,8 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "model.cpu_extra_buffers": ("auto", "on", "off"),
     "functional.sandbox_mode": ("auto", "bubblewrap", "limits"),
     "editor.diagnostic_level": ("low", "medium", "high"),
+    "editor.headline": ("chance", "ensemble"),
+    "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal"),
 }
 
 

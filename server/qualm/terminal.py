@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from .chance import chance_words
 from .levels import LEVELS, Level, ensemble_words, level_of
 from .model import ModelInfo
 from .signals.lexical import IMPROBABLE, LexicalReport
@@ -117,6 +118,10 @@ def assessment_report(a, where: str) -> list:
     head = Text()
     head.append(f"{where}::{a.function}", style="bold")
     head.append(f" (line {a.line}) · {a.model} · {a.seconds:.1f} s\n")
+    if a.chance_of_passing is not None:
+        head.append(f"chance it passes: {100 * a.chance_of_passing:.0f} %", style="bold")
+        head.append(f" · {chance_words(a.chance_of_passing)}\n", style="bold")
+    head.append(f"({a.chance_note})\n", style="dim")
     if a.ensemble is not None:
         head.append("ensemble ", style="bold")
         head.append(f"{a.ensemble:.2f} {ensemble_words(a.ensemble)}", style="bold")

@@ -49,3 +49,61 @@ def test_a_scored_token_says_whether_the_model_would_have_written_it():
     own = replace(TOKEN, origin="score")  # the file has the model's own first choice
     assert "the model would have written it too" in token_hover(own, 5)
     assert "surprisal" not in token_hover(TOKEN, 5)  # a completion: the model wrote it
+
+
+def test_scored_code_says_which_doubt_a_mark_shows():
+    from qualm.engine.placement import place
+    from qualm.trace import TokenRecord
+
+    alts = (Alternative(9, " +", 0.9), Alternative(8, " -", 0.05))
+    unexpected = place(TokenRecord(index=0, token_id=8, text=" -", start=0, end=2, entropy=0.4, prob=0.05, alternatives=alts), 10, 12, " -", (0.5, 1.0, 2.0), "score")
+    # entropy 0.4 alone is confident; surprisal -log 0.05 = 3.0 nats is high
+    assert unexpected.level == "high" and unexpected.doubt == "unexpected"
+    assert diagnostic_message(unexpected).startswith("'-': the model would not have written this (very uncertain: surprisal 3.00 nats)")
+    assert "the model would have written ` +` (90%)" in token_hover(unexpected, 3)
+    unsure = place(TokenRecord(index=0, token_id=9, text=" +", start=0, end=2, entropy=1.5, prob=0.6, alternatives=alts), 0, 2, " +", (0.5, 1.0, 2.0), "score")
+    assert unsure.level == "medium" and unsure.doubt == "unsure"
+    # a completion is the model's own choice: only its entropy counts
+    written = place(TokenRecord(index=0, token_id=8, text=" -", start=0, end=2, entropy=0.4, prob=0.05, alternatives=alts), 0, 2, " -", (0.5, 1.0, 2.0), "completion")
+    assert written.level == "confident" and written.doubt == "unsure"
+
+
+def assessment(chance, ensemble=0.61, note="a logistic fit of pass/fail on functional over 98 functions"):
+    from qualm.engine import Assessment, AxisResult
+    from qualm.engine.assessment import TestResult
+    from qualm.signals.lexical import lexical_report
+    from qualm.trace import Trace
+
+    empty = lexical_report(Trace(text="", tokens=(), model="m", mode="scored", prompt=""))
+    tests = [TestResult("assert f(1) == 1", "passed", "", "", 0.0), TestResult("assert f(2) == 3", "failed", "AssertionError", "", 0.0)]
+    return Assessment(
+        function="f", line=1, model="m", problem="", candidate="",
+        lexical=AxisResult("lexical", 2.5, 0.7, True, "Top-5 surprisal over 9 body tokens", 1.0),
+        algorithmic=AxisResult("algorithmic", 0.6, 0.4, True, "5 of 5 plans had steps", 1.0),
+        functional=AxisResult("functional", 0.5, 0.8, True, "1 of 2 self-tests failed", 1.0),
+        ensemble=ensemble, chance_of_passing=chance, chance_note=note,
+        weights={}, weights_used={}, calibration="c.json", calibration_note="percentiles against MBPP",
+        lexical_scores=empty, plans=[], plan_similarity=[], candidate_plan=None, candidate_distance=None,
+        tests=tests, dropped_tests=[], tests_raw="", sandbox="", seconds=1.0, seed=42,
+    )
+
+
+def test_the_lens_leads_with_the_chance_of_passing_unless_the_setting_says_ensemble():
+    from qualm.lsp.presentation import lens_title
+
+    a = assessment(0.62)
+    assert lens_title(a, False) == "qualm: chance it passes: 62 % · lexical 2.50 · plans 0.60 · tests 1/2 failed"
+    assert lens_title(a, False, "ensemble").startswith("qualm 0.61 uncertain · ")
+    assert lens_title(assessment(None), False).startswith("qualm 0.61 uncertain")  # no pass model: the ensemble
+    assert lens_title(a, True) == "qualm: re-assess" and lens_title(None, False) == "qualm: assess"
+
+
+def test_the_hover_says_what_the_chance_means_and_what_it_was_fitted_on():
+    from qualm.lsp.presentation import assessment_hover
+
+    text = assessment_hover(assessment(0.62))
+    assert text.index("chance it passes: 62 %") < text.index("the paper's ensemble")
+    assert "passes its hidden tests" in text and "over 98 functions" in text
+    flipped = assessment_hover(assessment(0.62), headline="ensemble")
+    assert flipped.index("the paper's ensemble") < flipped.index("chance it passes")
+    assert "No chance of passing: no pass model" in assessment_hover(assessment(None, note="no pass model"))

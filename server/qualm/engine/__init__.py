@@ -2,7 +2,7 @@
 
     complete(backend, document, offset, settings)      the model continues the document at a cursor
     score_document(backend, document, settings)        teacher-forced scores of every function
-    assess(backend, document, function, settings, calibration)   the three axes and the ensemble
+    assess(backend, document, function, settings, calibration)   the three axes, the chance of passing, the ensemble
     calibration_for(identity, settings.ensemble)       the model's reference distribution
 
 Each returns plain dataclasses (tokens already placed at document offsets); the CLI and the
@@ -18,6 +18,7 @@ from .completion import Completion, CompletionOptions, complete
 from .document import Document
 from .generation import generate_solution, greedy_options
 from .placement import PlacedToken
+from .samples import SampleCache
 from .scoring import DocumentScore, FunctionScore, score_document, score_function
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "FunctionScore",
     "LexicalReport",
     "PlacedToken",
+    "SampleCache",
     "assess",
     "assess_function",
     "calibration_for",

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from qualm_sandbox import SandboxConfig
 
 from .. import prompts
+from ..answer_ends import plan_end, tests_end
+from ..chance import LEXICAL_SIGNAL_WORDS, signals_of
 from ..ensemble import Calibration, ensemble
 from ..lang import FunctionSource, language_named
 from ..model import CancelToken, GenerationOptions, ModelBackend
@@ -24,6 +26,7 @@ from ..signals.functional import calling_only, functional_uncertainty, parse_tes
 from ..signals.lexical import LexicalReport
 from ..trace import Trace
 from .document import Document
+from .samples import SampleCache, decode_with_cache
 from .scoring import score_function
 
 Progress = Callable[[str, str], None]  # (axis or stage, message)
@@ -74,6 +77,9 @@ class Assessment:
     algorithmic: AxisResult
     functional: AxisResult
     ensemble: float | None
+    # The headline: P(pass) from the calibration file's pass model (qualm.chance), and what it rests on.
+    chance_of_passing: float | None
+    chance_note: str
     weights: dict[str, float]  # as configured
     weights_used: dict[str, float]  # renormalised over the available axes
     calibration: str | None  # what the percentiles rest on
@@ -112,9 +118,10 @@ def assess(
     calibration: Calibration | None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    samples: SampleCache | None = None,
 ) -> Assessment:
     """Assess the function of ``document`` named ``function`` (or holding that 1-based line)."""
-    return assess_function(backend, document.function(function), settings, calibration, progress, cancel)
+    return assess_function(backend, document.function(function), settings, calibration, progress, cancel, samples)
 
 
 def assess_function(
@@ -124,7 +131,11 @@ def assess_function(
     calibration: Calibration | None,
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
+    samples: SampleCache | None = None,
 ) -> Assessment:
+    """``samples`` keeps the plans and tests, which depend on the problem alone, between calls: a
+    second assessment of the same problem (the function edited, or another version of it) decodes
+    only the code's own plan."""
     progress = progress or _no_progress
     cancel = cancel or CancelToken()
     t_start = time.perf_counter()
@@ -136,8 +147,10 @@ def assess_function(
     t0 = time.perf_counter()
     scored = score_function(backend, fn, settings, cancel=cancel)
     _check(cancel)
-    lex_raw = scored.lexical.score
-    lexical = AxisResult("lexical", lex_raw, None, lex_raw is not None, f"Top-{settings.lexical.top_k} entropy over {scored.lexical.all.n_tokens} body tokens" if lex_raw is not None else "the function has no body tokens", time.perf_counter() - t0)
+    signal = settings.lexical.assess_signal
+    lex_raw = getattr(scored.lexical.all, signal)
+    lex_note = f"{LEXICAL_SIGNAL_WORDS[signal].format(k=settings.lexical.top_k)} over {scored.lexical.all.n_tokens} body tokens" if lex_raw is not None else "the function has no body tokens"
+    lexical = AxisResult("lexical", lex_raw, None, lex_raw is not None, lex_note, time.perf_counter() - t0)
 
     # Algorithmic and functional samples decode together: N plans and one test list in one batch.
     # An axis whose ensemble weight is 0 is not computed: its samples are most of the cost.
@@ -145,28 +158,46 @@ def assess_function(
     language = language_named(fn.language)
     want_algo, want_func = weights["algorithmic"] > 0, weights["functional"] > 0 and language.runs_tests
     a, f = settings.algorithmic, settings.functional
+    # Decoding stops where the used part of an answer ends: a plan after its last step (a setting),
+    # the test list after its M-th assert (only M are run, so that never changes the axis).
+    plan_ends = plan_end if a.stop_after_last_step else None
+    plan_prompt = replace(prompts.plan_generation(problem), ends=plan_ends)
     plan_jobs = [
-        (prompts.plan_generation(problem), GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
+        (plan_prompt, GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
         for i in range(a.n_plans if want_algo else 0)
     ]
     # The code's own plan (greedy): the sampled plans are written from the problem alone and cannot
     # see the code; this one can, so the axis also says how far the code is from them.
     if want_algo:
-        plan_jobs.append((prompts.candidate_plan(problem, fn.source, language.fence), GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=seed, top_alternatives=1)))
+        plan_jobs.append((replace(prompts.candidate_plan(problem, fn.source, language.fence), ends=plan_ends), GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=seed, top_alternatives=1)))
     test_jobs = [
-        (prompts.test_generation(problem, f.n_tests), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
+        (replace(prompts.test_generation(problem, f.n_tests), ends=tests_end(f.n_tests)), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
     ] if want_func else []
     t0 = time.perf_counter()
     traces: list[Trace] = []
+    reused: list[bool] = []
     if plan_jobs or test_jobs:
         stage = "algorithmic" if plan_jobs else "functional"
         what = " and ".join(x for x in (f"{a.n_plans} plans and the code's own" if plan_jobs else "", f"{f.n_tests} tests" if test_jobs else "") if x)
         progress(stage, f"sampling {what}")
-        traces = backend.generate_batch(plan_jobs + test_jobs, on_progress=lambda n: progress(stage, f"sampling: {n} tokens"), cancel=cancel)
+        jobs = plan_jobs + test_jobs
+        # Everything but the code's own plan depends on the problem alone.
+        cacheable = [True] * len(jobs)
+        if want_algo:
+            cacheable[len(plan_jobs) - 1] = False
+        traces, reused = decode_with_cache(
+            jobs,
+            cacheable,
+            backend.info.identity.digest,
+            samples,
+            lambda todo: backend.generate_batch(todo, on_progress=lambda n: progress(stage, f"sampling: {n} tokens"), cancel=cancel),
+        )
         _check(cancel)
     sampling_seconds = time.perf_counter() - t0
     plan_traces, test_trace = traces[: len(plan_jobs)], (traces[-1] if test_jobs else None)
-    plan_share = sum(len(t.tokens) for t in plan_traces) / max(1, sum(len(t.tokens) for t in traces))
+    # The batch's time is split by the share of the tokens decoded now (reused samples cost nothing).
+    fresh = [len(t.tokens) if not r else 0 for t, r in zip(traces, reused)]
+    plan_share = sum(fresh[: len(plan_traces)]) / max(1, sum(fresh))
     own_trace = plan_traces.pop() if want_algo else None
 
     t0 = time.perf_counter()
@@ -211,7 +242,13 @@ def assess_function(
 
     raws = {"lexical": lexical.raw, "algorithmic": algo.uncertainty, "functional": func_raw}
     pct = {ax: (calibration.percentile(ax, r) if calibration is not None and r is not None else None) for ax, r in raws.items()}
+    if calibration is not None and calibration.lexical_signal != signal:
+        # a reference of another score says nothing about this one
+        pct["lexical"] = None
+        lexical = replace(lexical, note=lexical.note + f"; no percentile: the calibration file's lexical reference is {calibration.lexical_signal}")
     ens = ensemble(pct, weights)
+    signals = signals_of(scored.lexical, algo.uncertainty, own.distance if own is not None else None, func_raw)
+    chance, chance_note = _chance(calibration, signals, backend.info.name)
     if calibration is None:
         cal_note = f"no calibration file for {backend.info.name}: raw scores only (run `qualm calibrate`)"
     else:
@@ -227,6 +264,8 @@ def assess_function(
         algorithmic=AxisResult("algorithmic", algo.uncertainty, pct["algorithmic"], algo.uncertainty is not None, algo_note, algo_seconds),
         functional=AxisResult("functional", func_raw, pct["functional"], func_raw is not None, func_note, func_seconds),
         ensemble=ens.score,
+        chance_of_passing=chance,
+        chance_note=chance_note,
         weights=weights,
         weights_used=ens.weights_used,
         calibration=calibration.path if calibration is not None else None,
@@ -242,8 +281,24 @@ def assess_function(
         sandbox=sandbox_note,
         seconds=time.perf_counter() - t_start,
         seed=seed,
-        extra={"sampling_seconds": sampling_seconds, "sampled_tokens": sum(len(t.tokens) for t in traces)},
+        extra={"signals": signals, "sampling_seconds": sampling_seconds, "sampled_tokens": sum(len(t.tokens) for t in traces), "reused_samples": sum(reused)},
     )
+
+
+def _chance(calibration: Calibration | None, signals: dict[str, float | None], model: str) -> tuple[float | None, str]:
+    if calibration is None:
+        return None, f"no calibration file for {model}: no chance of passing (run `qualm calibrate`)"
+    if calibration.pass_model is None:
+        return None, f"the calibration file {calibration.path or calibration.dataset} has no pass model"
+    pm = calibration.pass_model
+    p = pm.probability(signals)
+    if p is None:
+        return None, f"none of the signals it needs ({', '.join(pm.features)}) could be computed"
+    missing = pm.missing(signals)
+    note = pm.describe()
+    if missing:
+        note += f"; without {', '.join(missing)} (taken at its average)"
+    return p, note
 
 
 def _check(cancel: CancelToken) -> None:

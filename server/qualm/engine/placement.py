@@ -8,15 +8,17 @@ records whose ``start``/``end`` are offsets into the document.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_right
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from ..levels import Level, level_of
+from ..levels import LEVELS, Level, level_of
 from ..trace import Alternative, TokenRecord
 
 Origin = Literal["completion", "score"]
+Doubt = Literal["unsure", "unexpected"]
 
 
 @dataclass(frozen=True)
@@ -31,13 +33,24 @@ class PlacedToken:
     level: Level
     alternatives: tuple[Alternative, ...]
     origin: Origin  # a completion the model wrote, or code it was forced through (scored)
+    # Which doubt the level shows: "unsure", the model's distribution before the token was spread
+    # (entropy); "unexpected", the token in the file is one the model would not have written
+    # (surprisal, -log p). Only scored code can be "unexpected": a completion is the model's choice.
+    doubt: Doubt = "unsure"
 
     def shifted(self, delta: int) -> PlacedToken:
-        return PlacedToken(self.start + delta, self.end + delta, self.text, self.entropy, self.prob, self.level, self.alternatives, self.origin)
+        return replace(self, start=self.start + delta, end=self.end + delta)
 
 
 def place(rec: TokenRecord, start: int, end: int, text: str, thresholds: tuple[float, float, float], origin: Origin) -> PlacedToken:
-    return PlacedToken(start, end, text, rec.entropy, rec.prob, level_of(rec.entropy, thresholds), rec.alternatives, origin)
+    level = level_of(rec.entropy, thresholds)
+    doubt: Doubt = "unsure"
+    if origin == "score":
+        # Entropy is the expected surprisal, so both are in nats on one scale: the same thresholds.
+        by_surprise = level_of(-math.log(max(rec.prob, 1e-12)), thresholds)
+        if LEVELS.index(by_surprise) > LEVELS.index(level):
+            level, doubt = by_surprise, "unexpected"
+    return PlacedToken(start, end, text, rec.entropy, rec.prob, level, rec.alternatives, origin, doubt)
 
 
 class PrefixTrimmer:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..chance import chance_words
 from ..engine import Assessment, PlacedToken
 from ..levels import LEVEL_WORDS, ensemble_words
 
@@ -27,11 +28,19 @@ def _show(text: str) -> str:
     return shown.replace("|", "\\|").replace("`", "ˋ")
 
 
+def doubt_words(info: PlacedToken) -> str:
+    """Which doubt a mark shows: the model unsure before the token, or the token one it would not
+    have written (scored code only)."""
+    if info.doubt == "unexpected":
+        return f"the model would not have written this ({LEVEL_WORDS[info.level]}: surprisal {-math.log(max(info.prob, 1e-12)):.2f} nats)"
+    return f"the model was {LEVEL_WORDS[info.level]} here"
+
+
 def diagnostic_message(info: PlacedToken, top: int = 3) -> str:
     alts = [a for a in info.alternatives if a.text != info.text][:top]
     others = ", ".join(f"'{_show(a.text)}' {a.prob:.0%}" for a in alts)
     verb = "gave the token in the file" if info.origin == "score" else "chose it with"
-    head = f"'{_show(info.text.strip() or info.text)}': the model was {LEVEL_WORDS[info.level]} here ({info.entropy:.2f} nats, {verb} p = {info.prob:.2f})"
+    head = f"'{_show(info.text.strip() or info.text)}': {doubt_words(info)} ({info.entropy:.2f} nats, {verb} p = {info.prob:.2f})"
     return head + (f"; it also considered {others}" if others else "")
 
 
@@ -56,7 +65,7 @@ def token_hover(info: PlacedToken, alternatives: int) -> str:
     )
     kind = f"\n\n{surprise_line(info)}" if info.origin == "score" else ""
     return (
-        f"**qualm** · token `{_show(info.text)}` · the model was {LEVEL_WORDS[info.level]} here\n\n"
+        f"**qualm** · token `{_show(info.text)}` · {doubt_words(info)}\n\n"
         f"entropy **{info.entropy:.3f}** nats · probability **{info.prob:.3f}** · from {info.origin}{kind}\n\n"
         f"| the model's top {len(shown)} | probability |\n|---|---|\n{rows}\n"
     )
@@ -68,10 +77,25 @@ def _num(x: float | None, pct: bool = False) -> str:
     return f"{100 * x:.0f}%" if pct else f"{x:.3f}"
 
 
-def assessment_hover(a: Assessment, stale: bool = False) -> str:
+def chance_line(a: Assessment) -> str | None:
+    if a.chance_of_passing is None:
+        return None
+    return f"chance it passes: {100 * a.chance_of_passing:.0f} %"
+
+
+def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance") -> str:
     lines = [f"**qualm assessment** of `{a.function}`" + (" · *the function changed since: re-assess*" if stale else "")]
-    if a.ensemble is not None:
-        lines.append(f"\n**{a.ensemble:.2f} · {ensemble_words(a.ensemble)}** (weighted percentile against the model's reference problems)")
+    chance = chance_line(a)
+    ens = f"**{a.ensemble:.2f} · {ensemble_words(a.ensemble)}** (the paper's ensemble: weighted percentile against the model's reference problems)" if a.ensemble is not None else None
+    if chance is not None and a.chance_of_passing is not None:
+        chance_md = (
+            f"**{chance}** · {chance_words(a.chance_of_passing)}\n\n"
+            f"*The chance that the function passes its hidden tests, estimated from the signals below: {a.chance_note}.*"
+        )
+    else:
+        chance_md = f"*No chance of passing: {a.chance_note}.*"
+    first, second = (chance_md, ens) if headline == "chance" else (ens, chance_md)
+    lines += [f"\n{x}" for x in (first, second) if x]
     lines.append(f"\n*{a.calibration_note}*\n")
     lines.append("| axis | raw | percentile | basis |\n|---|---|---|---|")
     for ax in a.axes():
@@ -94,12 +118,15 @@ def assessment_hover(a: Assessment, stale: bool = False) -> str:
     return "\n".join(lines)
 
 
-def lens_title(a: Assessment | None, stale: bool) -> str:
+def lens_title(a: Assessment | None, stale: bool, headline: str = "chance") -> str:
     if a is None:
         return "qualm: assess"
     if stale:
         return "qualm: re-assess"
-    parts = [f"qualm {a.ensemble:.2f} {ensemble_words(a.ensemble)}" if a.ensemble is not None else "qualm (raw)"]
+    if headline == "chance" and a.chance_of_passing is not None:
+        parts = [f"qualm: {chance_line(a)}"]
+    else:
+        parts = [f"qualm {a.ensemble:.2f} {ensemble_words(a.ensemble)}" if a.ensemble is not None else "qualm (raw)"]
     if a.lexical.raw is not None:
         parts.append(f"lexical {a.lexical.raw:.2f}")
     if a.algorithmic.raw is not None:

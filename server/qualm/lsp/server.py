@@ -21,7 +21,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec, TextDocument
 
 from .. import __version__
-from ..engine import Assessment, Completion, Document, PlacedToken, calibration_for
+from ..engine import Assessment, Completion, Document, PlacedToken, SampleCache, calibration_for
 from ..ensemble import Calibration
 from ..lang import FunctionSource, Language
 from ..marks import Mark
@@ -64,6 +64,9 @@ class QualmServer(LanguageServer):
         self.settings = Settings()
         self.backend: ModelBackend | None = None
         self.calibration: Calibration | None = None
+        # The plans and tests of problems assessed before, for this model: re-assessing an edited
+        # function decodes only the code's own plan (qualm.engine.samples).
+        self.samples = SampleCache()
         self.worker = ModelWorker(on_idle=self._worker_idle)
         self.docs: dict[str, DocumentState] = {}
         self.state = "loading"
@@ -111,6 +114,7 @@ class QualmServer(LanguageServer):
             old, self.backend = self.backend, None
             if old is not None:
                 old.close()
+            self.samples.clear()
             self.backend = load_model(settings.model)
             calibration, problem = self._find_calibration(self.backend, settings)
             return self.backend, calibration, problem

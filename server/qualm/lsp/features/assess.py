@@ -104,9 +104,9 @@ async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str |
                 ls.work_done_progress.report, progress, types.WorkDoneProgressReport(message=f"{stage}: {message}", percentage=AXIS_STEPS.get(stage, None), cancellable=True)
             )
 
-    settings, calibration = ls.settings, ls.calibration
+    settings, calibration, samples = ls.settings, ls.calibration, ls.samples
     try:
-        a = await ls.run_model(lambda backend, token: engine.assess_function(backend, fn, settings, calibration, on_progress, token), key=f"assess:{uri}:{fn.name}", cancel=cancel)
+        a = await ls.run_model(lambda backend, token: engine.assess_function(backend, fn, settings, calibration, on_progress, token, samples), key=f"assess:{uri}:{fn.name}", cancel=cancel)
     except AssessmentCancelled:
         _end_progress(ls, progress, "cancelled")
         return {"function": fn.name, "cancelled": True}
@@ -119,9 +119,10 @@ async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str |
     state = ls.docs.get(uri)
     if state is not None:  # closed meanwhile: the result is still returned, nothing is kept
         state.assessments[fn.name] = StoredAssessment(a, fn.source)
-    _end_progress(ls, progress, lens_title(a, False))
+    summary = lens_title(a, False, settings.editor.headline)
+    _end_progress(ls, progress, summary)
     _refresh_lenses(ls)
-    return {"function": a.function, "summary": lens_title(a, False), "assessment": a.to_dict()}
+    return {"function": a.function, "summary": summary, "assessment": a.to_dict()}
 
 
 def _function(ls: QualmServer, uri: str, target: str | dict) -> FunctionSource:

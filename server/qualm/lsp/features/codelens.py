@@ -35,5 +35,5 @@ def register(server: QualmServer) -> None:
         state = ls.docs.get(uri) if isinstance(uri, str) else None
         stored = state.assessments.get(name) if state is not None and isinstance(name, str) else None
         stale = stored is not None and stored.source != data.get("source")
-        lens.command = types.Command(title=lens_title(stored.assessment if stored else None, stale), command=ASSESS_COMMAND, arguments=[uri, name])
+        lens.command = types.Command(title=lens_title(stored.assessment if stored else None, stale, ls.settings.editor.headline), command=ASSESS_COMMAND, arguments=[uri, name])
         return lens

@@ -38,7 +38,7 @@ def publish(ls: QualmServer, uri: str) -> None:
         for m in shown[: editor.max_diagnostics]
     ]
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version))
-    marks = [{"range": _plain_range(ranges[id(m)]), "level": m.data.level} for m in spans if m.data.level != "confident"]
+    marks = [{"range": _plain_range(ranges[id(m)]), "level": m.data.level, "doubt": m.data.doubt} for m in spans if m.data.level != "confident"]
     ls.protocol.notify(MARKS, {"uri": uri, "version": doc.version, "marks": marks})
 
 

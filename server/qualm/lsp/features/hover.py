@@ -32,5 +32,5 @@ def register(server: QualmServer) -> None:
             stored = state.assessments.get(fn.name)
             if stored is not None and fn.line - 1 == params.position.line:
                 stale = stored.source != fn.source
-                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=assessment_hover(stored.assessment, stale)))
+                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=assessment_hover(stored.assessment, stale, ls.settings.editor.headline)))
         return None

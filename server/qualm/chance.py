@@ -1,0 +1,132 @@
+"""The headline of an assessment: a calibrated chance that the function passes its hidden tests.
+
+A percentile says where a score sits among the model's reference scores; it is not a probability,
+and a user cannot act on "0.61". The chance of passing is a logistic model of pass/fail on the
+assessment's signals, fitted offline on a calibration split only (right and wrong functions of
+HumanEval and MBPP task_ids 511-974: ``benchmarks/assess_quality.py --fit``) and shipped in the
+model's calibration file as plain numbers, so the server needs no fitting library:
+
+    z_i = (x_i - mean_i) / scale_i        (a missing x_i is replaced by its training mean: z_i = 0)
+    P(pass) = 1 / (1 + exp(-(intercept + sum_i coef_i * z_i)))
+
+``signals_of`` names every signal an assessment has, in one place: the fit reads the same names
+from the benchmark's rows that the engine computes for a user's function.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .signals.lexical import LexicalReport
+
+LEXICAL_SIGNALS = (
+    "top_k_entropy",
+    "max_entropy",
+    "mean_entropy",
+    "mean_probability",
+    "max_probability",
+    "top_k_surprisal",
+    "mean_surprisal",
+    "improbable_tokens",
+)
+
+LEXICAL_SIGNAL_WORDS = {
+    "top_k_entropy": "Top-{k} entropy",
+    "max_entropy": "largest entropy",
+    "mean_entropy": "mean entropy",
+    "mean_probability": "mean 1 - p",
+    "max_probability": "largest 1 - p",
+    "top_k_surprisal": "Top-{k} surprisal",
+    "mean_surprisal": "mean surprisal",
+    "improbable_tokens": "tokens with p < 0.1",
+}
+
+
+def signals_of(lexical: LexicalReport, algorithmic: float | None, candidate_distance: float | None, functional: float | None) -> dict[str, float | None]:
+    """Every signal of an assessment by name, each oriented so that larger = more doubt:
+    ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes."""
+    out: dict[str, float | None] = {}
+    for scope in ("all", "code"):
+        report = getattr(lexical, scope)
+        for name in LEXICAL_SIGNALS:
+            value = getattr(report, name)
+            out[f"lexical.{scope}.{name}"] = None if value is None else float(value)
+    out["algorithmic"] = algorithmic
+    out["candidate_distance"] = candidate_distance
+    out["functional"] = functional
+    return out
+
+
+@dataclass(frozen=True)
+class PassModel:
+    features: list[str]
+    mean: list[float]  # training mean of each feature: its centre, and the value a missing one takes
+    scale: list[float]  # training standard deviation (1 where it was 0)
+    coef: list[float]
+    intercept: float
+    fitted_on: str  # in words, for the hover: which functions, how many
+    n_fitted: int
+    # How well calibrated it is on functions it was not fitted on (filled by the benchmark).
+    evaluated_on: str = ""
+    quality: dict[str, float] = field(default_factory=dict)  # brier, ece, auroc
+    settings: dict = field(default_factory=dict)  # the assessment settings its signals were made with
+
+    def probability(self, signals: Mapping[str, float | None]) -> float | None:
+        """P(pass), or None when no feature is there at all (nothing to base it on)."""
+        if all(signals.get(f) is None for f in self.features):
+            return None
+        z = self.intercept
+        for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
+            x = signals.get(name)
+            if x is not None and math.isfinite(x):
+                z += w * (x - mu) / sd
+        # z is bounded by the coefficients; the guard keeps exp() finite for absurd inputs.
+        z = max(-50.0, min(50.0, z))
+        return 1.0 / (1.0 + math.exp(-z))
+
+    def missing(self, signals: Mapping[str, float | None]) -> list[str]:
+        return [f for f in self.features if signals.get(f) is None]
+
+    def describe(self) -> str:
+        text = f"a logistic fit of pass/fail on {', '.join(self.features)} over {self.fitted_on}"
+        if self.quality:
+            q = self.quality
+            text += f"; on {self.evaluated_on}: Brier {q.get('brier', float('nan')):.3f}, ECE {q.get('ece', float('nan')):.3f}"
+        return text
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> PassModel:
+        n = len(data["features"])
+        model = cls(
+            features=[str(f) for f in data["features"]],
+            mean=[float(x) for x in data["mean"]],
+            scale=[float(x) for x in data["scale"]],
+            coef=[float(x) for x in data["coef"]],
+            intercept=float(data["intercept"]),
+            fitted_on=str(data.get("fitted_on", "")),
+            n_fitted=int(data.get("n_fitted", 0)),
+            evaluated_on=str(data.get("evaluated_on", "")),
+            quality={str(k): float(v) for k, v in dict(data.get("quality", {})).items()},
+            settings=dict(data.get("settings", {})),
+        )
+        if not (len(model.mean) == len(model.scale) == len(model.coef) == n) or any(s <= 0 for s in model.scale):
+            raise ValueError("pass_model: features, mean, scale and coef must have one positive-scale entry per feature")
+        return model
+
+
+def chance_words(p: float) -> str:
+    """What a chance of passing means for what to do next."""
+    if p >= 0.8:
+        return "likely passes"
+    if p >= 0.5:
+        return "may pass: check the failing self-tests"
+    if p >= 0.2:
+        return "doubtful: read it closely"
+    return "likely wrong"

@@ -1,0 +1,98 @@
+"""The chance of passing: the shipped logistic model's arithmetic, the fit's split guard, and the
+calibration measures (Brier, ECE), each against hand-computed values."""
+
+import math
+
+import pytest
+
+from qualm.chance import PassModel, chance_words, signals_of
+from qualm.chance_fit import Example, SplitError, check_fit_split, fit_pass_model, reliability
+from qualm.ensemble import Calibration, new_calibration
+from qualm.signals.lexical import lexical_report
+from qualm.trace import TokenRecord, Trace
+
+MODEL = PassModel(
+    features=["functional", "lexical.all.top_k_surprisal"],
+    mean=[0.4, 2.0],
+    scale=[0.2, 0.5],
+    coef=[-2.0, -1.0],
+    intercept=0.5,
+    fitted_on="10 functions",
+    n_fitted=10,
+)
+
+
+def sigmoid(z: float) -> float:
+    return 1 / (1 + math.exp(-z))
+
+
+def test_probability_by_hand():
+    # z = 0.5 - 2 * (0.8 - 0.4) / 0.2 - 1 * (3.0 - 2.0) / 0.5 = 0.5 - 4 - 2 = -5.5
+    assert MODEL.probability({"functional": 0.8, "lexical.all.top_k_surprisal": 3.0}) == pytest.approx(sigmoid(-5.5))
+    # every test passed and an ordinary surprisal: z = 0.5 + 4 = 4.5
+    assert MODEL.probability({"functional": 0.0, "lexical.all.top_k_surprisal": 2.0}) == pytest.approx(sigmoid(4.5))
+
+
+def test_a_missing_signal_takes_its_training_mean_and_none_at_all_gives_none():
+    assert MODEL.probability({"functional": 0.4, "lexical.all.top_k_surprisal": None}) == pytest.approx(sigmoid(0.5))
+    assert MODEL.missing({"functional": 0.4}) == ["lexical.all.top_k_surprisal"]
+    assert MODEL.probability({"functional": None}) is None
+
+
+def test_the_model_survives_a_round_trip_and_bad_numbers_are_refused():
+    assert PassModel.from_dict(MODEL.to_dict()) == MODEL
+    bad = MODEL.to_dict() | {"scale": [0.2, 0.0]}
+    with pytest.raises(ValueError):
+        PassModel.from_dict(bad)
+    with pytest.raises(ValueError):
+        PassModel.from_dict(MODEL.to_dict() | {"coef": [1.0]})
+
+
+def test_a_calibration_file_carries_its_pass_model(tmp_path):
+    cal = new_calibration("m", "abc", "test", [{"lexical": 1.0, "algorithmic": 0.5, "functional": 0.1}], {"lexical_signal": "top_k_surprisal"})
+    path = tmp_path / "c.json"
+    Calibration(**{**cal.__dict__, "pass_model": MODEL}).save(path)
+    loaded = Calibration.load(path)
+    assert loaded.pass_model == MODEL and loaded.lexical_signal == "top_k_surprisal"
+    cal.save(path)  # a file without one, as every file before issue 23
+    old = Calibration.load(path)
+    assert old.pass_model is None
+    assert new_calibration("m", "abc", "t", [], {}).lexical_signal == "top_k_entropy"
+
+
+def test_the_fit_refuses_the_test_split():
+    check_fit_split(["HumanEval/3", "MBPP/511", "MBPP/974"])
+    for bad in ("MBPP/11", "MBPP/510", "MBPP/5", "APPS/1"):
+        with pytest.raises(SplitError):
+            check_fit_split([bad])
+    examples = [Example("MBPP/100", {"functional": 0.0}, True), Example("MBPP/600", {"functional": 1.0}, False)]
+    with pytest.raises(SplitError):
+        fit_pass_model(examples, ["functional"], "x")
+
+
+def test_the_fit_orders_functions_by_their_signals():
+    examples = [Example(f"HumanEval/{i}", {"functional": f, "x": None if i % 3 else 1.0}, f < 0.5) for i, f in enumerate([0.0, 0.1, 0.2, 0.3, 0.6, 0.7, 0.8, 0.9, 0.15, 0.75])]
+    model = fit_pass_model(examples, ["functional", "x"], "ten functions")
+    assert model.mean[0] == pytest.approx(0.45) and model.n_fitted == 10
+    assert model.coef[0] < 0  # more failed self-tests, less chance
+    assert model.probability({"functional": 0.0}) > 0.5 > model.probability({"functional": 1.0})
+
+
+def test_brier_and_ece_by_hand():
+    r = reliability([0.05, 0.15, 0.9, 0.95], [False, True, True, True], n_bins=10)
+    assert r.brier == pytest.approx((0.05**2 + 0.85**2 + 0.1**2 + 0.05**2) / 4)
+    # bins [0, .1): 0.05 vs 0 · [.1, .2): 0.15 vs 1 · [.9, 1]: 0.925 vs 1
+    assert r.ece == pytest.approx(0.25 * 0.05 + 0.25 * 0.85 + 0.5 * 0.075)
+    assert [b[2] for b in r.bins] == [1, 1, 2]
+
+
+def test_signals_are_named_once_for_the_engine_and_the_fit():
+    tokens = tuple(TokenRecord(index=i, token_id=i, text=t, start=i, end=i + 1, entropy=0.5, prob=p, alternatives=(), scope="code") for i, (t, p) in enumerate([("a", 0.5), ("b", 0.25)]))
+    s = signals_of(lexical_report(Trace(text="ab", tokens=tokens, model="m", mode="scored", prompt="")), 0.3, None, 0.1)
+    assert s["lexical.all.mean_surprisal"] == pytest.approx((math.log(2) + math.log(4)) / 2)
+    assert s["lexical.code.max_probability"] == pytest.approx(0.75)
+    assert (s["algorithmic"], s["candidate_distance"], s["functional"]) == (0.3, None, 0.1)
+
+
+def test_words_for_a_chance():
+    assert [chance_words(p) for p in (0.9, 0.6, 0.3, 0.1)] == ["likely passes", "may pass: check the failing self-tests", "doubtful: read it closely", "likely wrong"]
