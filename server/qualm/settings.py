@@ -75,11 +75,11 @@ class LexicalSettings:
 class AlgorithmicSettings:
     # The paper's N is 10 with 2048 tokens a plan; `qualm eval` reproduces it with N = 10 and 512
     # tokens (evaluation.runner.PAPER_PLANS). The editor's defaults are what an assessment costs
-    # on a CPU: 5 plans of at most 384 tokens, each stopped after its last step (README, issue 23).
+    # on a CPU: 5 plans of at most 256 tokens, each stopped after its last step (README, issue 23).
     n_plans: int = 5  # N
     temperature: float = 0.8
     top_p: float = 0.95
-    max_tokens: int = 384  # a plan cut here keeps its steps
+    max_tokens: int = 256  # a plan cut here keeps its steps
     stop_after_last_step: bool = True  # answer_ends.plan_end
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 
 import pytest
 from lsp_session import Session, run
@@ -139,6 +140,40 @@ def test_assess_runs_the_scripted_tests_in_the_sandbox(script):
         assert a["model"] == "scripted test model"
         hover = await s.hover(0, 4, uri=URI)
         assert "qualm assessment" in hover.contents.value and "The code's own plan" in hover.contents.value
+
+    run(scenario)
+
+
+def test_the_lens_leads_with_the_chance_of_passing_and_a_re_assessment_reuses_the_samples(script, tmp_path):
+    # A pass model on the functional axis alone: P = 1 / (1 + exp(-(-2 * (u - 0.5) / 0.5))).
+    calibration = tmp_path / "cal.json"
+    calibration.write_text(json.dumps({
+        "version": 1, "model": "scripted", "model_sha256": "0" * 64, "dataset": "hand-made", "problems": 3,
+        "scores": {"lexical": [0.1, 0.2, 0.3], "algorithmic": [0.1, 0.5, 0.9], "functional": [0.0, 0.5, 1.0]},
+        "settings": {"lexical_signal": "top_k_surprisal"},
+        "pass_model": {"features": ["functional"], "mean": [0.5], "scale": [0.5], "coef": [-2.0], "intercept": 0.0, "fitted_on": "three made-up functions", "n_fitted": 3},
+    }))
+
+    async def scenario(s: Session):
+        await s.start(options(script, ensemble={"calibration_file": str(calibration)}))
+        s.open(DOC, URI)
+        first = plain(await s.command("qualm.assessFunction", URI, "add"))
+        # one of three tests failed: u = 1/3, z = 2/3, P = 66 %
+        assert first["assessment"]["chance_of_passing"] == pytest.approx(1 / (1 + math.exp(-2 / 3)))
+        assert first["summary"].startswith("qualm: chance it passes: 66 % · ")
+        lens = [x for x in await s.lenses(URI) if x.range.start.line == 0][0]
+        resolved = await s.client.code_lens_resolve_async(lens)
+        assert resolved.command.title.startswith("qualm: chance it passes: 66 %")
+        hover = (await s.hover(0, 4, uri=URI)).contents.value
+        assert "chance it passes: 66 %" in hover and "three made-up functions" in hover
+        assert first["assessment"]["extra"]["reused_samples"] == 0
+        # The body edited to a - b: the same problem, so its plans and tests are not decoded again
+        s.change(2, (2, 13), (2, 14), "-", uri=URI)
+        second = plain(await s.command("qualm.assessFunction", URI, "add"))["assessment"]
+        assert second["extra"]["reused_samples"] == 3  # two plans and the test list; only the code's own plan is new
+        assert [x["code"] for x in second["tests"]] == [x["code"] for x in first["assessment"]["tests"]]
+        assert second["functional"]["raw"] == pytest.approx(2 / 3)
+        assert second["chance_of_passing"] < first["assessment"]["chance_of_passing"]
 
     run(scenario)
 

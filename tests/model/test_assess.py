@@ -171,3 +171,17 @@ def test_cancelling_stops_the_assessment(backend, small):
     with pytest.raises(AssessmentCancelled):
         assess_function(backend, find_function(CORRECT, "add"), small, None, progress=progress, cancel=cancel)
     assert stages[0] == "lexical" and "functional" not in stages
+
+
+def test_with_the_shipped_calibration_the_wrong_function_gets_the_lower_chance(backend, small):
+    from qualm.engine import SampleCache, calibration_for
+
+    cal = calibration_for(backend.info.identity, small.ensemble)
+    assert cal is not None and cal.pass_model is not None, "the default model's calibration file ships a pass model"
+    samples = SampleCache()
+    right = assess_function(backend, find_function(CORRECT, "add"), small, cal, samples=samples)
+    wrong = assess_function(backend, find_function(WRONG, "add"), small, cal, samples=samples)
+    # The second function has the same problem: its 4 plans and the test list came from the first.
+    assert right.extra["reused_samples"] == 0 and wrong.extra["reused_samples"] == 5
+    assert 0.0 <= wrong.chance_of_passing < right.chance_of_passing <= 1.0
+    assert "logistic fit of pass/fail" in right.chance_note

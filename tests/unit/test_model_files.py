@@ -72,3 +72,20 @@ def test_check_gguf_messages(tmp_path):
     (tmp_path / "x.gguf").write_bytes(b"PK\x03\x04")
     with pytest.raises(ModelFileError, match="not a GGUF"):
         check_gguf(tmp_path / "x.gguf")
+
+
+def test_a_known_model_is_one_setting_once_fetched(tmp_path, monkeypatch):
+    from qualm.model import files
+
+    data = b"GGUF" + bytes(range(200))
+    model = fake_model(data)
+    monkeypatch.setitem(files.KNOWN_MODELS, "fake", model)
+    monkeypatch.setenv("QUALM_CACHE_DIR", str(tmp_path))
+    with pytest.raises(ModelFileError, match="run `qualm model fetch fake`"):
+        files.resolve_model_path("fake")
+    (tmp_path / "models").mkdir()
+    (tmp_path / "models" / "fake.gguf").write_bytes(data)
+    assert files.resolve_model_path("fake") == (tmp_path / "models" / "fake.gguf", model)
+    (tmp_path / "models" / "fake.gguf").write_bytes(data[:-1])
+    with pytest.raises(ModelFileError, match="truncated"):
+        files.resolve_model_path("fake")

@@ -135,7 +135,16 @@ def verify_known(path: Path, model: KnownModel) -> None:
 
 
 def resolve_model_path(configured: str | None) -> tuple[Path, KnownModel | None]:
-    """The model file to load: the configured path, else the assembled default model."""
+    """The model file to load: a known model by its key (``qwen2.5-coder-1.5b-instruct-q4_k_m``:
+    switching models is one setting once ``qualm model fetch KEY`` has assembled it), the configured
+    path, else the assembled default model."""
+    if configured in KNOWN_MODELS:
+        model = KNOWN_MODELS[configured]
+        path = default_model_path(model)
+        if not path.exists():
+            raise ModelFileError(f"{model.display_name} is not assembled yet ({path}): run `qualm model fetch {model.key}`")
+        verify_known(path, model)
+        return path, model
     if configured:
         path = Path(configured).expanduser()
         check_gguf(path)
