@@ -75,7 +75,7 @@ def test_same_seed_same_assessment(backend, small, correct_and_wrong):
 def test_a_calibration_gives_percentiles_and_the_ensemble(backend, small, correct_and_wrong):
     right, wrong = correct_and_wrong
     rows = [{"lexical": r.lexical.raw, "algorithmic": r.algorithmic.raw, "functional": r.functional.raw} for r in (right, wrong)]
-    cal = new_calibration(backend.info.name, "x", "two assessments", rows, {})
+    cal = new_calibration(backend.info.name, "x", "two assessments", rows, {"lexical_signal": small.lexical.assess_signal})
     a = assess_function(backend, find_function(WRONG, "add"), small, cal)
     assert a.functional.percentile is not None and a.ensemble is not None
     assert a.weights_used == pytest.approx({"lexical": 0.2, "algorithmic": 0.4, "functional": 0.4})

@@ -163,12 +163,14 @@ suite("qualm in a real VS Code", () => {
     assert.ok(result?.assessment, `an assessment came back: ${JSON.stringify(result)}`);
     const updated = await until("the lens to show the assessment", async () => {
       const l = (await vscode.commands.executeCommand<vscode.CodeLens[]>("vscode.executeCodeLensProvider", doc.uri, 10)) ?? [];
-      return l.find((x) => x.command?.title.startsWith("qualm ") && x.command.title !== "qualm: assess");
+      return l.find((x) => x.command?.title.startsWith("qualm") && x.command.title !== "qualm: assess" && x.command.title !== "qualm: re-assess");
     }, 30000);
-    assert.match(updated.command!.title, /lexical \d\.\d\d/);
+    // the headline: the chance of passing from the shipped calibration file's pass model
+    assert.match(updated.command!.title, /^qualm: chance it passes: \d+ % · lexical \d\.\d\d/);
     const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", doc.uri, new vscode.Position(0, 6))) ?? [];
     const text = hoverText(hovers);
     assert.match(text, /qualm assessment/);
+    assert.match(text, /chance it passes: \d+ %/);
     assert.match(text, /\| lexical \|/);
     assert.match(text, /\| algorithmic \|/);
   });
@@ -199,7 +201,7 @@ suite("qualm in a real VS Code", () => {
     let seen = "";
     const lens = await until(() => `the assessment in the code lens on the page (seen: ${JSON.stringify(seen)})`, async () => {
       seen = await askPage<string>("lenses", `lenses-${Date.now()}`);
-      return /qualm \d\.\d\d|qualm \(raw\)/.test(seen) ? seen : undefined;
+      return /qualm: chance it passes: \d+ %|qualm \d\.\d\d|qualm \(raw\)/.test(seen) ? seen : undefined;
     }, 20000);
     assert.match(lens, /plans \d\.\d\d/);
     // the most uncertain token, the lowest such in the file, so the hover opens above the code

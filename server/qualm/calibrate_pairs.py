@@ -1,0 +1,226 @@
+"""A model's calibration from right and wrong functions: the percentile reference and the chance of
+passing, measured as a user's function is assessed.
+
+The pairs (``benchmarks/data/mutant-pairs.jsonl``, built by ``benchmarks/build_mutants.py``) hold a
+reference solution of HumanEval or MBPP 511-974 and a one-edit mutant that fails the official
+tests; each problem is on the tune or the holdout side. Both functions of a pair are assessed with
+the current settings (the pair shares its plans and tests: ``SampleCache``); every result is
+appended to a JSONL file as it finishes, so a run resumes. Then, offline:
+
+* the signals of the chance of passing are chosen by cross-validation on the tune split (folds by
+  problem, lowest log-loss), the logistic model is fitted on the whole tune split, and its AUROC,
+  Brier score and ECE are measured on the holdout split, which no choice has seen;
+* the tune split's raw scores per axis become the percentile reference.
+
+``qualm calibrate --pairs`` runs all of it for any model; ``benchmarks/assess_quality.py`` and
+``benchmarks/fit_chance.py`` print the measurements behind the shipped file.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from .calibrate import calibration_settings
+from .chance import PassModel, signals_of
+from .chance_fit import Example, Reliability, check_fit_split, fit_pass_model, reliability
+from .engine import SampleCache, assess_function, score_function
+from .ensemble import Calibration, new_calibration
+from .lang import PYTHON
+from .lang.python.source import with_docstring
+from .model import CancelToken, ModelBackend
+from .settings import Settings
+
+# The candidate inputs of the chance of passing: the functional axis alone, with each kind of
+# lexical signal for code in the file, then with the plan signals.
+CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
+    ("functional",),
+    ("functional", "lexical.all.top_k_surprisal"),
+    ("functional", "lexical.all.mean_surprisal"),
+    ("functional", "lexical.all.max_probability"),
+    ("functional", "lexical.all.top_k_entropy"),
+    ("functional", "lexical.all.top_k_surprisal", "candidate_distance"),
+    ("functional", "lexical.all.mean_surprisal", "candidate_distance"),
+    ("functional", "lexical.all.top_k_surprisal", "candidate_distance", "algorithmic"),
+    ("functional", "lexical.all.top_k_surprisal", "lexical.all.mean_surprisal"),
+)
+SIDES = ("original", "mutant")
+
+
+def read_pairs(path: Path, split: str, stride: int = 1, limit: int | None = None) -> list[dict]:
+    """Every ``stride``-th pair of ``split`` (tune or holdout); refuses a file with a pair outside
+    the calibration splits."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    check_fit_split([r["task_id"] for r in rows])
+    return [r for r in rows if r["split"] == split][::stride][:limit]
+
+
+def prepared(source: str, row: dict) -> str:
+    """The function as a user would have it: LF line ends, its task as the docstring (MBPP)."""
+    text = source.replace("\r\n", "\n")
+    return with_docstring(text, row["entry_point"], row["task"]) if row["dataset"] == "mbpp" else text
+
+
+def measure(backend: ModelBackend, settings: Settings, row: dict, side: str, samples: SampleCache, lexical_only: bool = False, cancel: CancelToken | None = None) -> dict:
+    """One function of a pair assessed as a user's function: its signals (``qualm.chance``) and
+    what they rest on."""
+    fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
+    t0 = time.perf_counter()
+    if lexical_only:
+        lex = score_function(backend, fn, settings, cancel=cancel).lexical
+        return {"pair_id": row["pair_id"], "side": side, "axes": "lexical", "seconds": time.perf_counter() - t0, "values": signals_of(lex, None, None, None), "detail": {}}
+    a = assess_function(backend, fn, settings, None, cancel=cancel, samples=samples)
+    detail = {
+        "tests": [[t.code, t.status] for t in a.tests],
+        "dropped_tests": len(a.dropped_tests),
+        "plans": [p.text for p in a.plans],
+        "candidate_plan": a.candidate_plan.text if a.candidate_plan else None,
+        "axis_seconds": {ax.name: ax.seconds for ax in a.axes()},
+        "extra": {k: v for k, v in a.extra.items() if k != "signals"},
+    }
+    return {"pair_id": row["pair_id"], "side": side, "axes": "all", "seconds": time.perf_counter() - t0, "values": a.extra["signals"], "detail": detail}
+
+
+def measure_pairs(
+    backend: ModelBackend,
+    settings: Settings,
+    rows: Sequence[dict],
+    results_path: Path,
+    lexical_only: bool = False,
+    on_function: Callable[[int, dict, dict], None] | None = None,
+    cancel: CancelToken | None = None,
+) -> dict[tuple[str, str], dict]:
+    """Both functions of every pair, read back from ``results_path`` where measured before."""
+    results = read_results(results_path)
+    results_path.parent.mkdir(parents=True, exist_ok=True)
+    samples = SampleCache()
+    with open(results_path, "a") as out:
+        for i, row in enumerate(rows):
+            for side in SIDES:
+                if cancel is not None and cancel.cancelled:
+                    return results
+                if (row["pair_id"], side) not in results:
+                    v = measure(backend, settings, row, side, samples, lexical_only, cancel)
+                    results[(row["pair_id"], side)] = v
+                    out.write(json.dumps(v) + "\n")
+                    out.flush()
+                if on_function is not None:
+                    on_function(i, row, results[(row["pair_id"], side)])
+    return results
+
+
+def read_results(path: Path) -> dict[tuple[str, str], dict]:
+    results: dict[tuple[str, str], dict] = {}
+    if path.exists():
+        for line in path.read_text().splitlines():
+            try:
+                v = json.loads(line)
+                results[(v["pair_id"], v["side"])] = v
+            except (ValueError, KeyError):
+                continue  # a line cut by an interruption
+    return results
+
+
+def examples_of(rows: Sequence[dict], results: Mapping[tuple[str, str], dict]) -> list[Example]:
+    """Both functions of every fully measured pair: the original passes, the mutant fails."""
+    out = []
+    for row in rows:
+        if all((row["pair_id"], s) in results for s in SIDES):
+            for side in SIDES:
+                out.append(Example(row["task_id"], results[(row["pair_id"], side)]["values"], side == "original"))
+    return out
+
+
+def describe_split(examples: Sequence[Example], name: str) -> str:
+    he = len({e.task_id for e in examples if e.task_id.startswith("HumanEval")})
+    mb = len({e.task_id for e in examples if e.task_id.startswith("MBPP")})
+    return f"{len(examples) // 2} right/wrong pairs of the {name} split ({len(examples)} functions; {he} HumanEval and {mb} MBPP 511-974 problems)"
+
+
+def auroc_fails(examples: Sequence[Example], doubt: Sequence[float | None]) -> tuple[float | None, int]:
+    """AUROC of a doubt score for "this function fails", over the functions that have it
+    (ties count half)."""
+    pos = [u for e, u in zip(examples, doubt) if u is not None and not e.passed]
+    neg = [u for e, u in zip(examples, doubt) if u is not None and e.passed]
+    if not pos or not neg:
+        return None, len(pos) + len(neg)
+    wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in pos for n in neg)
+    return wins / (len(pos) * len(neg)), len(pos) + len(neg)
+
+
+@dataclass(frozen=True)
+class CrossValidation:
+    features: tuple[str, ...]
+    logloss: float
+    auroc: float | None
+    brier: float
+    ece: float
+
+
+def cross_validate(examples: Sequence[Example], features: Sequence[str], k: int = 5) -> CrossValidation:
+    """k folds by problem (problems dealt in sorted order): no problem is on both sides of a fold."""
+    problems = sorted({e.task_id for e in examples})
+    fold_of = {p: i % k for i, p in enumerate(problems)}
+    chances = [0.5] * len(examples)
+    for f in range(k):
+        train = [e for e in examples if fold_of[e.task_id] != f]
+        if len({e.passed for e in train}) < 2:
+            continue
+        model = fit_pass_model(train, features, "cross-validation")
+        for j, e in enumerate(examples):
+            if fold_of[e.task_id] == f:
+                p = model.probability(e.signals)
+                chances[j] = 0.5 if p is None else p
+    logloss = -sum(math.log(max(1e-6, p if e.passed else 1 - p)) for e, p in zip(examples, chances)) / len(examples)
+    rel = reliability(chances, [e.passed for e in examples])
+    auc, _ = auroc_fails(examples, [1 - p for p in chances])
+    return CrossValidation(tuple(features), logloss, auc, rel.brier, rel.ece)
+
+
+def choose_features(examples: Sequence[Example], candidates: Sequence[Sequence[str]] = CANDIDATE_FEATURES) -> tuple[tuple[str, ...], list[CrossValidation]]:
+    """The candidate with the lowest cross-validated log-loss (to 3 decimals), then the fewest signals."""
+    scored = [cross_validate(examples, c) for c in candidates]
+    best = min(scored, key=lambda cv: (round(cv.logloss, 3), len(cv.features)))
+    return best.features, scored
+
+
+@dataclass(frozen=True)
+class HoldoutQuality:
+    description: str
+    chances: list[float | None]
+    auroc: float | None
+    reliability: Reliability | None
+
+
+def holdout_quality(model: PassModel, holdout: Sequence[Example]) -> HoldoutQuality:
+    chances = [model.probability(e.signals) for e in holdout]
+    auc, _ = auroc_fails(holdout, [None if p is None else 1 - p for p in chances])
+    present = [(p, e.passed) for p, e in zip(chances, holdout) if p is not None]
+    rel = reliability([p for p, _ in present], [y for _, y in present]) if present else None
+    return HoldoutQuality(describe_split(holdout, "holdout"), chances, auc, rel)
+
+
+def pairs_calibration(
+    model_name: str,
+    model_digest: str,
+    settings: Settings,
+    tune: Sequence[Example],
+    holdout: Sequence[Example],
+    features: Sequence[str] | None = None,
+) -> tuple[Calibration, HoldoutQuality | None]:
+    """The calibration file: the tune split's raw scores as the percentile reference, and the pass
+    model (chosen and fitted on the tune split, its quality measured on the holdout split)."""
+    chosen = tuple(features) if features else choose_features(tune)[0]
+    model = fit_pass_model(tune, chosen, describe_split(tune, "tune"), settings=calibration_settings(settings))
+    quality = holdout_quality(model, holdout) if holdout else None
+    if quality is not None and quality.reliability is not None:
+        model = replace(model, evaluated_on=quality.description, quality={"brier": quality.reliability.brier, "ece": quality.reliability.ece, "auroc": quality.auroc if quality.auroc is not None else float("nan")})
+    signal = settings.lexical.assess_signal
+    rows = [{"lexical": e.signals.get(f"lexical.all.{signal}"), "algorithmic": e.signals.get("algorithmic"), "functional": e.signals.get("functional")} for e in tune]
+    cal = new_calibration(model_name, model_digest, f"right and wrong functions, {describe_split(tune, 'tune')}", rows, calibration_settings(settings))
+    return replace(cal, pass_model=model), quality
+
