@@ -4,11 +4,12 @@
 
 Reads benchmarks/data/mutant-pairs.jsonl (benchmarks/build_mutants.py: a reference solution of
 HumanEval or MBPP 511-974 and a one-edit mutant that fails the official tests). Both functions of
-each pair are assessed as a user's function is: MBPP's task is put in as the docstring, the model
-sees the problem description and is forced through the function. ``--axes lexical`` scores them
-(teacher forcing: seconds a function on a CPU); ``--axes all`` runs the whole assessment (plans,
-the code's own plan, self-tests: minutes a function on a CPU). Every result is kept in a JSONL file
-beside the data (``--cache``), so a run resumes where it stopped.
+each pair are assessed as a user's function is (``qualm.calibrate_pairs.measure``): MBPP's task is
+put in as the docstring, the model sees the problem description and is forced through the function.
+``--axes lexical`` scores them (teacher forcing: seconds a function on a CPU); ``--axes all`` runs
+the whole assessment with the settings' defaults (plans, the code's own plan, self-tests; the
+pair's two functions share the plans and tests). Every result is kept in a JSONL file
+(``--cache``), so a run resumes where it stopped; ``benchmarks/fit_chance.py`` reads the same files.
 
 Prints, per signal, the AUROC of the uncertainty for "this function fails" over all functions of
 the split (0.5: chance), and the share of pairs whose mutant got the higher uncertainty (ties half).
@@ -18,72 +19,37 @@ Tune on ``--split tune``; ``--split holdout`` is for the final figures only.
 from __future__ import annotations
 
 import argparse
-import json
-import time
 from pathlib import Path
 
-from sklearn.metrics import roc_auc_score
-
-from qualm import engine
-from qualm.engine.samples import SampleCache
-from qualm.lang import PYTHON
-from qualm.lang.python.source import with_docstring
+from qualm.calibrate_pairs import auroc_fails, examples_of, measure_pairs, read_pairs
 from qualm.model import load_model
 from qualm.settings import Settings
 
-DATA = Path(__file__).resolve().parent / "data" / "mutant-pairs.jsonl"
-LEXICAL = ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal", "improbable_tokens")
-
-
-def prepared(source: str, row: dict) -> str:
-    """The function as a user would have it: LF line ends, its task as the docstring (MBPP)."""
-    text = source.replace("\r\n", "\n")
-    return with_docstring(text, row["entry_point"], row["task"]) if row["dataset"] == "mbpp" else text
-
-
-def measure(backend, settings: Settings, calibration, row: dict, side: str, axes: str, samples: SampleCache) -> dict:
-    fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
-    t0 = time.perf_counter()
-    detail: dict = {}
-    if axes == "lexical":
-        lex = engine.score_function(backend, fn, settings).lexical
-        out = {f"lexical.{scope}.{k}": getattr(getattr(lex, scope), k) for scope in ("all", "code") for k in LEXICAL}
-    else:
-        # The pair's two functions share their problem: its plans and tests are decoded once.
-        a = engine.assess_function(backend, fn, settings, calibration, samples=samples)
-        out = {f"lexical.{scope}.{k}": getattr(getattr(a.lexical_scores, scope), k) for scope in ("all", "code") for k in LEXICAL}
-        out |= {"algorithmic": a.algorithmic.raw, "candidate_distance": a.candidate_distance, "functional": a.functional.raw, "ensemble": a.ensemble}
-        detail = {
-            "tests": [[t.code, t.status] for t in a.tests],
-            "dropped_tests": len(a.dropped_tests),
-            "plans": [p.text for p in a.plans],
-            "candidate_plan": a.candidate_plan.text if a.candidate_plan else None,
-            "axis_seconds": {ax.name: ax.seconds for ax in a.axes()},
-            "extra": a.extra,
-        }
-    return {"pair_id": row["pair_id"], "side": side, "axes": axes, "seconds": time.perf_counter() - t0, "values": out, "detail": detail}
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "mutant-pairs.jsonl"
 
 
 def report(rows: list[dict], results: dict[tuple[str, str], dict]) -> None:
-    done = [r for r in rows if (r["pair_id"], "original") in results and (r["pair_id"], "mutant") in results]
-    if not done:
+    examples = examples_of(rows, results)
+    if not examples:
         print("no pair measured yet")
         return
-    signals = sorted({k for v in results.values() for k in v["values"]})
-    print(f"{len(done)} pairs ({len(done) * 2} functions); seconds a function: {sum(v['seconds'] for v in results.values()) / len(results):.1f}")
+    done = [r for r in rows if (r["pair_id"], "original") in results and (r["pair_id"], "mutant") in results]
+    seconds = [results[(r["pair_id"], s)]["seconds"] for r in done for s in ("original", "mutant")]
+    print(f"{len(done)} pairs ({len(examples)} functions); seconds a function: {sum(seconds) / len(seconds):.1f}")
     print(f"{'signal':34} {'AUROC':>6} {'pairs':>6} {'mutant higher':>14}")
+    signals = sorted({k for e in examples for k in e.signals})
     for s in signals:
-        ys, us, wins, n = [], [], 0.0, 0
+        auc, _ = auroc_fails(examples, [e.signals.get(s) for e in examples])
+        wins, n = 0.0, 0
         for r in done:
             o, m = results[(r["pair_id"], "original")]["values"].get(s), results[(r["pair_id"], "mutant")]["values"].get(s)
             if o is None or m is None:
                 continue
-            ys += [0, 1]
-            us += [o, m]
             wins += 1.0 if m > o else 0.5 if m == o else 0.0
             n += 1
-        if n and len(set(ys)) == 2:
-            print(f"{s:34} {roc_auc_score(ys, us):6.3f} {n:6d} {wins / n:14.3f}")
+        if n and auc is not None:
+            print(f"{s:34} {auc:6.3f} {n:6d} {wins / n:14.3f}")
 
 
 def main() -> None:
@@ -95,30 +61,17 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=None, help="results file (default: benchmarks/out/assess-quality-<split>-<axes>.jsonl)")
     ap.add_argument("--n-gpu-layers", type=int, default=0)
     args = ap.parse_args()
-    rows = [r for r in map(json.loads, DATA.read_text().splitlines()) if r["split"] == args.split][:: args.stride][: args.limit]
-    cache = args.cache or Path(__file__).resolve().parent / "out" / f"assess-quality-{args.split}-{args.axes}.jsonl"
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    results = {}
-    if cache.exists():
-        for line in cache.read_text().splitlines():
-            v = json.loads(line)
-            results[(v["pair_id"], v["side"])] = v
+    rows = read_pairs(DATA, args.split, args.stride, args.limit)
+    cache = args.cache or HERE / "out" / f"assess-quality-{args.split}-{args.axes}.jsonl"
     settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers})
     backend = load_model(settings.model)
-    calibration = engine.calibration_for(backend.info.identity, settings.ensemble)
     print(f"model: {backend.info.name}; split {args.split}, {len(rows)} pairs, axes {args.axes}; results in {cache}", flush=True)
-    samples = SampleCache()
-    with open(cache, "a") as out:
-        for i, row in enumerate(rows):
-            for side in ("original", "mutant"):
-                if (row["pair_id"], side) in results:
-                    continue
-                v = measure(backend, settings, calibration, row, side, args.axes, samples)
-                results[(row["pair_id"], side)] = v
-                out.write(json.dumps(v) + "\n")
-                out.flush()
-            if (i + 1) % 10 == 0:
-                print(f"{i + 1} of {len(rows)} pairs", flush=True)
+
+    def progress(i: int, row: dict, v: dict) -> None:
+        if v["side"] == "mutant" and (i + 1) % 10 == 0:
+            print(f"{i + 1} of {len(rows)} pairs", flush=True)
+
+    results = measure_pairs(backend, settings, rows, cache, lexical_only=args.axes == "lexical", on_function=progress)
     report(rows, results)
 
 
