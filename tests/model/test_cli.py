@@ -155,9 +155,10 @@ def test_a_corrupt_default_model_says_how_to_rebuild_it(tmp_path):
 
 
 def test_calibrate_resumes_from_its_rows_and_prints_a_line_per_problem(tmp_path: Path):
-    # Rows already on disk (the shipped file's first two, MBPP/511-512): the command loads the real
-    # model but computes nothing, and writes the calibration file from those rows.
-    shipped = Path(__file__).parents[2] / "server" / "qualm" / "calibration" / "qwen2.5-coder-0.5b-instruct-q4_k_m.rows.jsonl"
+    # Rows already on disk (the first two of the greedy-solution calibration the default model
+    # shipped before issue 23, MBPP/511-512): the command loads the real model but computes
+    # nothing, and writes the calibration file from those rows.
+    shipped = Path(__file__).parents[2] / "results" / "qwen2.5-coder-0.5b" / "calibration" / "calibration.rows.jsonl"
     out = tmp_path / "cal.json"
     out.with_suffix(".rows.jsonl").write_text("".join(shipped.read_text().splitlines(keepends=True)[:2]))
     proc = qualm("calibrate", "--dataset", "mbpp", "--limit", "2", "--out", str(out))
