@@ -64,6 +64,28 @@ def plot_reliability(path: Path, rel, title: str) -> None:
     fig.savefig(path)
 
 
+def with_lexical(results: dict, lexical_path: Path | None) -> dict:
+    """Lexical signals added from a lexical-only run (``assess_quality.py --axes lexical``) where the
+    full run predates them. Teacher-forced scoring is deterministic, so both runs must agree on every
+    signal they share; a disagreement stops the fit rather than mixing two measurements."""
+    if lexical_path is None:
+        return results
+    extra = read_results(lexical_path)
+    for key, v in results.items():
+        if key not in extra:
+            continue
+        other = extra[key]["values"]
+        for name, x in other.items():
+            if not name.startswith("lexical."):
+                continue
+            mine = v["values"].get(name)
+            if mine is None and name not in v["values"]:
+                v["values"][name] = x
+            elif mine is not None and x is not None and abs(mine - x) > 1e-6 * max(1.0, abs(mine)):
+                raise SystemExit(f"{key}: {name} is {mine} in the full run and {x} in {lexical_path}: not the same scoring")
+    return results
+
+
 def generated(model: PassModel, folder: Path, settings: Settings) -> None:
     """The chance of passing on the model's own greedy solutions of the evaluation's test split,
     against the official labels, from the evaluation's cache (no model run): the lexical signals
@@ -126,13 +148,15 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tune", type=Path, default=OUT / "assess-quality-tune-all.jsonl")
     ap.add_argument("--holdout", type=Path, default=OUT / "assess-quality-holdout-all.jsonl")
+    ap.add_argument("--tune-lexical", type=Path, default=None, help="a lexical-only results file of the same pairs: lexical signals the full run lacks are taken from it")
+    ap.add_argument("--holdout-lexical", type=Path, default=None)
     ap.add_argument("--write", action="store_true", help="write the default model's calibration file")
     ap.add_argument("--plot", type=Path, default=None, help="the reliability diagram (PNG) of the holdout split")
     ap.add_argument("--generated", type=Path, default=None, help="an evaluation cache folder (<cache>/<model key>/<settings key>/mbpp): the model's greedy solutions of MBPP 11-510 with their official labels")
     args = ap.parse_args()
     settings = Settings()
-    tune = examples_of(read_pairs(DATA, "tune"), read_results(args.tune))
-    holdout = examples_of(read_pairs(DATA, "holdout"), read_results(args.holdout))
+    tune = examples_of(read_pairs(DATA, "tune"), with_lexical(read_results(args.tune), args.tune_lexical))
+    holdout = examples_of(read_pairs(DATA, "holdout"), with_lexical(read_results(args.holdout), args.holdout_lexical))
     print(f"tune: {describe_split(tune, 'tune')}")
 
     print("\nlexical signals on the tune split (AUROC for 'fails'):")

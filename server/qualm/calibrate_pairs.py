@@ -47,6 +47,9 @@ CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
     ("functional", "lexical.all.mean_surprisal", "candidate_distance"),
     ("functional", "lexical.all.top_k_surprisal", "candidate_distance", "algorithmic"),
     ("functional", "lexical.all.top_k_surprisal", "lexical.all.mean_surprisal"),
+    ("functional", "lexical.all.top_k_unexpected"),
+    ("functional", "lexical.all.top_k_unexpected", "lexical.all.top_k_surprisal"),
+    ("functional", "lexical.all.top_k_unexpected", "candidate_distance"),
 )
 SIDES = ("original", "mutant")
 

@@ -32,6 +32,7 @@ LEXICAL_SIGNALS = (
     "top_k_surprisal",
     "mean_surprisal",
     "improbable_tokens",
+    "top_k_unexpected",
 )
 
 LEXICAL_SIGNAL_WORDS = {
@@ -43,6 +44,7 @@ LEXICAL_SIGNAL_WORDS = {
     "top_k_surprisal": "Top-{k} surprisal",
     "mean_surprisal": "mean surprisal",
     "improbable_tokens": "tokens with p < 0.1",
+    "top_k_unexpected": "Top-{k} excess surprisal",
 }
 
 

@@ -193,7 +193,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "functional.sandbox_mode": ("auto", "bubblewrap", "limits"),
     "editor.diagnostic_level": ("low", "medium", "high"),
     "editor.headline": ("chance", "ensemble"),
-    "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal"),
+    "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal", "top_k_unexpected"),
 }
 
 

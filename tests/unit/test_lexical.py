@@ -70,3 +70,15 @@ def test_surprisal_of_the_tokens_in_the_text_beside_the_entropy_before_them():
     assert math.isfinite(zero.top_k_surprisal)  # a probability of 0 gives a large, finite surprisal
     empty = scores_of([], k=5)
     assert empty.top_k_surprisal is None and empty.improbable_tokens == 0
+
+
+def test_excess_surprisal_cancels_a_function_s_general_difficulty():
+    # a hard function (entropy 2 everywhere, tokens at the model's usual surprise) and an easy one
+    # with one token the model was sure it would not write: only the second stands out
+    hard = scores_of([rec(i, "x", i, 2.0, math.exp(-2.0)) for i in range(4)], k=2)
+    easy = scores_of([rec(0, "x", 0, 0.1, 0.95), rec(1, "x", 1, 0.2, 0.01), rec(2, "x", 2, 0.1, 0.9)], k=2)
+    assert hard.top_k_surprisal > easy.top_k_surprisal - 1.0  # surprisal alone ranks them close
+    assert hard.top_k_unexpected == pytest.approx(0.0)
+    expected = ((-math.log(0.01) - 0.2) + (-math.log(0.9) - 0.1)) / 2  # the two largest excesses
+    assert easy.top_k_unexpected == pytest.approx(expected)
+    assert scores_of([], k=5).top_k_unexpected is None

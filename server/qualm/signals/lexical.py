@@ -15,6 +15,10 @@ text was to the model, −log p (nats), beside how unsure it was before it (entr
 * ``top_k_surprisal``   mean of the K largest token surprisals
 * ``mean_surprisal``    mean token surprisal
 * ``improbable_tokens`` how many tokens the model gave less than ``IMPROBABLE`` probability
+* ``top_k_unexpected``  mean of the K largest excesses of surprisal over entropy, −log p − H: a
+                        token less likely than the model's own uncertainty at that place explains
+                        (0 on average for text the model would write; large where it was sure of
+                        something else), so that a function's general difficulty cancels out
 
 Entropy says "the model was unsure here"; surprisal says "the model would not have written this".
 For the model's own greedy output the two nearly agree (it wrote its likeliest token); on a
@@ -51,6 +55,7 @@ class LexicalScores:
     top_k_surprisal: float | None = None
     mean_surprisal: float | None = None
     improbable_tokens: int = 0
+    top_k_unexpected: float | None = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,7 @@ def top_k_mean(values: np.ndarray, k: int) -> float:
 
 def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope: str = "all") -> LexicalScores:
     if not tokens:
-        return LexicalScores(scope, 0, k, None, None, None, None, None, None, None, 0)
+        return LexicalScores(scope, 0, k, None, None, None, None, None, None, None, 0, None)
     h = np.array([t.entropy for t in tokens], dtype=np.float64)
     p = np.array([t.prob for t in tokens], dtype=np.float64)
     q = 1.0 - p
@@ -93,6 +98,7 @@ def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope
         top_k_surprisal=top_k_mean(surprisal, k),
         mean_surprisal=float(surprisal.mean()),
         improbable_tokens=int((p < IMPROBABLE).sum()),
+        top_k_unexpected=top_k_mean(surprisal - h, k),
     )
 
 
