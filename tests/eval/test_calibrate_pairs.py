@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from qualm_sandbox import SandboxUnavailable, choose_isolation
 
 from qualm.ensemble import Calibration
+from qualm_sandbox import SandboxUnavailable, choose_isolation
 
 try:
     choose_isolation("auto")
