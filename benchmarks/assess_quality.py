@@ -22,6 +22,8 @@ import argparse
 from pathlib import Path
 
 from qualm.calibrate_pairs import auroc_fails, examples_of, measure_pairs, read_pairs
+from qualm.chance import PassModel
+from qualm.engine import calibration_for
 from qualm.model import load_model
 from qualm.settings import Settings
 
@@ -29,7 +31,7 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE / "data" / "mutant-pairs.jsonl"
 
 
-def report(rows: list[dict], results: dict[tuple[str, str], dict]) -> None:
+def report(rows: list[dict], results: dict[tuple[str, str], dict], pass_model: PassModel | None = None) -> None:
     examples = examples_of(rows, results)
     if not examples:
         print("no pair measured yet")
@@ -50,6 +52,12 @@ def report(rows: list[dict], results: dict[tuple[str, str], dict]) -> None:
             n += 1
         if n and auc is not None:
             print(f"{s:34} {auc:6.3f} {n:6d} {wins / n:14.3f}")
+    if pass_model is not None:
+        # the headline, from the calibration file's pass model (fitted on the tune split: on tune
+        # pairs this figure is in-sample, on holdout pairs it is the honest one)
+        chances = {id(e): pass_model.probability(e.signals) for e in examples}
+        auc, n = auroc_fails(examples, [None if chances[id(e)] is None else 1 - chances[id(e)] for e in examples])
+        print(f"{'headline: 1 - chance of passing':34} {auc:6.3f} {n // 2:6d}")
 
 
 def main() -> None:
@@ -72,7 +80,8 @@ def main() -> None:
             print(f"{i + 1} of {len(rows)} pairs", flush=True)
 
     results = measure_pairs(backend, settings, rows, cache, lexical_only=args.axes == "lexical", on_function=progress)
-    report(rows, results)
+    calibration = calibration_for(backend.info.identity, settings.ensemble)
+    report(rows, results, calibration.pass_model if calibration is not None and args.axes == "all" else None)
 
 
 if __name__ == "__main__":
