@@ -41,7 +41,7 @@ class ModelFlags:
 
 # The command-line face of ModelFlags, in its field order (typer reads parameters, not dataclasses).
 _FLAG_OPTIONS: dict[str, tuple[Any, Any]] = {
-    "model": (str | None, typer.Option(None, "--model", "-m", help="Path to a GGUF model (default: the bundled Qwen2.5-Coder-0.5B); for --backend scripted, its script.")),
+    "model": (str | None, typer.Option(None, "--model", "-m", help="Path to a GGUF model, or a known model's name once fetched (qwen2.5-coder-1.5b-instruct-q4_k_m); default: the bundled Qwen2.5-Coder-0.5B. For --backend scripted, its script.")),
     "backend": (str | None, typer.Option(None, "--backend", help="Which backend runs the model (default llama_cpp; see qualm.backends).")),
     "n_gpu_layers": (int | None, typer.Option(None, "--n-gpu-layers", help="Layers to offload to the GPU (-1: all; needs a GPU build).")),
     "threads": (int | None, typer.Option(None, "--threads", help="CPU threads (default: all cores).")),
