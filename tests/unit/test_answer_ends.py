@@ -1,8 +1,8 @@
-"""Where a plan or a test list is complete (qualm.answer_ends), and the stream cutting there."""
+"""Where a plan or a test list is complete (qualm.answer_ends); the stream cutting there is in
+test_text_stream.py."""
 
 from qualm import answer_ends
 from qualm.answer_ends import plan_end
-from qualm.model.text_stream import TextStream, TokenStats
 
 PLAN = "1. Read the list.\n2. Compare each pair.\n   - keep the closest\n3. Return the answer.\n"
 
@@ -45,34 +45,3 @@ def test_the_test_list_ends_after_the_m_th_assert():
     assert answer_ends.tests_end(5)(text) is None
     assert answer_ends.tests_end(1)('[\n    "assert f(1) == 1",') is None  # that line is not finished yet
 
-
-def stats(i: int, prob: float = 0.5) -> TokenStats:
-    return TokenStats(token_id=i, entropy=0.1, prob=prob, alternatives=())
-
-
-def test_the_stream_stops_where_the_rule_says_and_cuts_its_records():
-    s = TextStream((), ends=plan_end)
-    pieces = [b"1. a\n", b"2. b\n", b"3. c\n", b"\n", b"Sum", b"mary here", b".\n", b"more"]
-    stopped_at = None
-    for i, p in enumerate(pieces):
-        if s.push(p, stats(i)):
-            stopped_at = i
-            break
-    s.finish()
-    assert stopped_at == 6 and s.stop_kind == "complete"
-    assert s.text == "1. a\n2. b\n3. c\n\n"
-    assert "".join(r.text for r in s.records) == s.text and s.records[-1].end == len(s.text)
-
-
-def test_a_plan_that_ends_with_its_summary_loses_the_summary_at_the_end_of_turn():
-    s = TextStream((), ends=plan_end)
-    for i, p in enumerate([b"1. a\n2. b\n3. c\n", b"\n", b"That is all."]):
-        assert not s.push(p, stats(i))
-    s.finish()  # the model's end of turn: the last line is judged as if a newline followed
-    assert s.text == "1. a\n2. b\n3. c\n\n" and not s.stopped
-
-
-def test_a_fence_still_stops_with_its_own_kind():
-    s = TextStream(("```",), ends=answer_ends.tests_end(10))
-    assert s.push(b'["assert f(1) == 1"]\n```', stats(0))
-    assert s.stop_kind == "fence" and s.text == '["assert f(1) == 1"]\n'

@@ -1,3 +1,5 @@
+from qualm import answer_ends
+from qualm.answer_ends import plan_end
 from qualm.model.text_stream import TextStream, TokenStats
 
 
@@ -5,9 +7,9 @@ def stats(i: int) -> TokenStats:
     return TokenStats(token_id=i, entropy=0.1 * i, prob=0.5, alternatives=())
 
 
-def feed(pieces: list[bytes], stop=("```",)):
+def feed(pieces: list[bytes], stop=("```",), ends=None):
     streamed = []
-    s = TextStream(stop, streamed.append)
+    s = TextStream(stop, streamed.append, ends)
     stopped = False
     for i, p in enumerate(pieces):
         if s.push(p, stats(i)):
@@ -58,3 +60,21 @@ def test_held_back_text_that_is_not_a_fence_is_released():
     s, streamed, stopped = feed([b"a", b"`", b"b`"])
     assert not stopped and s.text == "a`b`"
     assert streamed == list(s.records) and len(streamed) == 3
+
+
+def test_the_end_rule_stops_the_stream_and_cuts_its_records():
+    pieces = [b"1. a\n", b"2. b\n", b"3. c\n", b"\n", b"Sum", b"mary here", b".\n", b"more"]
+    s, streamed, stopped = feed(pieces, stop=(), ends=plan_end)
+    assert stopped and s.stop_kind == "complete"
+    assert s.text == "1. a\n2. b\n3. c\n\n"  # "more" was never read, the summary line was cut
+    assert "".join(r.text for r in s.records) == s.text and s.records[-1].end == len(s.text)
+
+
+def test_at_the_end_of_turn_a_closing_paragraph_is_cut_as_well():
+    s, _, stopped = feed([b"1. a\n2. b\n3. c\n", b"\n", b"That is all."], stop=(), ends=plan_end)
+    assert not stopped and s.text == "1. a\n2. b\n3. c\n\n"  # judged as if a newline followed
+
+
+def test_a_fence_still_stops_with_its_own_kind():
+    s, _, stopped = feed([b'["assert f(1) == 1"]\n```'], ends=answer_ends.tests_end(10))
+    assert stopped and s.stop_kind == "fence" and s.text == '["assert f(1) == 1"]\n'
