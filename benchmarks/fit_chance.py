@@ -162,7 +162,7 @@ def main() -> None:
     print("\nlexical signals on the tune split (AUROC for 'fails'):")
     for name in LEXICAL_SIGNALS:
         auc, n = auroc_fails(tune, [e.signals.get(f"lexical.all.{name}") for e in tune])
-        print(f"  {name:20} {auc:.3f}  ({n} functions)")
+        print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
     print(f"  the setting lexical.assess_signal is {settings.lexical.assess_signal}")
     for name in ("algorithmic", "candidate_distance", "functional"):
         auc, n = auroc_fails(tune, [e.signals.get(name) for e in tune])

@@ -185,8 +185,10 @@ def cross_validate(examples: Sequence[Example], features: Sequence[str], k: int 
 
 
 def choose_features(examples: Sequence[Example], candidates: Sequence[Sequence[str]] = CANDIDATE_FEATURES) -> tuple[tuple[str, ...], list[CrossValidation]]:
-    """The candidate with the lowest cross-validated log-loss (to 3 decimals), then the fewest signals."""
-    scored = [cross_validate(examples, c) for c in candidates]
+    """The candidate with the lowest cross-validated log-loss (to 3 decimals), then the fewest signals.
+    A candidate with a signal no example has (measured before the signal existed) is left out."""
+    present = {name for e in examples for name, v in e.signals.items() if v is not None}
+    scored = [cross_validate(examples, c) for c in candidates if set(c) <= present]
     best = min(scored, key=lambda cv: (round(cv.logloss, 3), len(cv.features)))
     return best.features, scored
 
