@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .calibrate import calibration_settings
-from .chance import PassModel, signals_of
+from .chance import PassModel, signals_of, with_derived
 from .chance_fit import Example, Reliability, check_fit_split, fit_pass_model, reliability
 from .engine import SampleCache, assess_function, score_function
 from .ensemble import Calibration, new_calibration
@@ -41,7 +41,10 @@ CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
     ("functional",),
     ("functional", "lexical.all.top_k_surprisal"),
     ("functional", "lexical.all.mean_surprisal"),
-    ("functional", "lexical.all.max_probability"),
+    # 1 − p_min enters as its surprisal, -log p_min (qualm.chance.with_derived): the same order, but
+    # 1 − p_min crowds against 1 and a logistic fit on it extrapolated to certainty off the pairs.
+    ("functional", "lexical.all.max_surprisal"),
+    ("functional", "lexical.all.max_surprisal", "lexical.all.top_k_surprisal"),
     ("functional", "lexical.all.top_k_entropy"),
     ("functional", "lexical.all.top_k_surprisal", "candidate_distance"),
     ("functional", "lexical.all.mean_surprisal", "candidate_distance"),
@@ -134,7 +137,7 @@ def examples_of(rows: Sequence[dict], results: Mapping[tuple[str, str], dict]) -
     for row in rows:
         if all((row["pair_id"], s) in results for s in SIDES):
             for side in SIDES:
-                out.append(Example(row["task_id"], results[(row["pair_id"], side)]["values"], side == "original"))
+                out.append(Example(row["task_id"], with_derived(results[(row["pair_id"], side)]["values"]), side == "original"))
     return out
 
 

@@ -68,7 +68,7 @@ class LexicalSettings:
     # The lexical axis of an assessment (code in the file, teacher-forced): which score of the body
     # (qualm.signals.lexical). Chosen by measurement on right/wrong pairs (README, issue 23); the
     # paper's top_k_entropy stays the score of generated code.
-    assess_signal: str = "top_k_surprisal"
+    assess_signal: str = "max_probability"
 
 
 @dataclass(frozen=True)

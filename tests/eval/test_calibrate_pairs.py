@@ -60,7 +60,7 @@ def test_calibrate_from_pairs_writes_the_reference_and_a_pass_model(tmp_path):
     assert proc.returncode == 0, proc.stderr
     cal = Calibration.load(tmp_path / "cal.json")
     assert cal.problems == 10 and "5 right/wrong pairs of the tune split" in cal.dataset
-    assert len(cal.scores["functional"]) == 10 and cal.lexical_signal == "top_k_surprisal"
+    assert len(cal.scores["functional"]) == 10 and cal.lexical_signal == "max_probability"
     pm = cal.pass_model
     assert pm is not None and "functional" in pm.features and pm.n_fitted == 10
     assert "3 right/wrong pairs of the holdout split" in pm.evaluated_on and set(pm.quality) == {"brier", "ece", "auroc"}
