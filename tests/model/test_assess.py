@@ -103,7 +103,7 @@ def test_malformed_model_output_makes_axes_unavailable_not_a_crash(backend, smal
     assert not a.algorithmic.available and a.algorithmic.raw is None and "unavailable" in a.algorithmic.note
     assert not a.functional.available and a.functional.raw is None and "unavailable" in a.functional.note
     rows = [{"lexical": 0.5, "algorithmic": 0.5, "functional": 0.5}]
-    b = assess_function(GarbledModel(backend), find_function(CORRECT, "add"), small, new_calibration("m", "x", "d", rows, {}))
+    b = assess_function(GarbledModel(backend), find_function(CORRECT, "add"), small, new_calibration("m", "x", "d", rows, {"lexical_signal": small.lexical.assess_signal}))
     assert b.weights_used == {"lexical": 1.0}  # re-weighted over what is available
 
 
