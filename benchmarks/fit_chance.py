@@ -186,10 +186,9 @@ def main() -> None:
         for name in ["lexical.all.top_k_entropy", f"lexical.all.{settings.lexical.assess_signal}", "algorithmic", "candidate_distance", "functional"]:
             auc, n = auroc_fails(holdout, [e.signals.get(name) for e in holdout])
             print(f"  {name:40} {auc if auc is not None else float('nan'):11.3f} {n:9d}")
-        auc, n = auroc_fails(holdout, [None if p is None else 1 - p for p in quality.chances])
-        print(f"  {'headline: 1 - chance of passing':40} {auc:11.3f} {n:9d}")
-        rel = quality.reliability
+        auc, rel = quality.auroc, quality.reliability
         present = [p for p in quality.chances if p is not None]
+        print(f"  {'headline: 1 - chance of passing':40} {auc:11.3f} {len(present):9d}")
         print(f"  Brier {rel.brier:.4f} · ECE {rel.ece:.4f} (10 bins) · mean chance {sum(present) / len(present):.3f} against 0.500 passing")
         for lo, hi, count, conf, acc in rel.bins:
             print(f"    [{lo:.1f}, {hi:.1f}) {count:4d} functions: predicted {conf:.2f}, passed {acc:.2f}")

@@ -149,13 +149,13 @@ def describe_split(examples: Sequence[Example], name: str) -> str:
 
 def auroc_fails(examples: Sequence[Example], doubt: Sequence[float | None]) -> tuple[float | None, int]:
     """AUROC of a doubt score for "this function fails", over the functions that have it
-    (ties count half)."""
-    pos = [u for e, u in zip(examples, doubt) if u is not None and not e.passed]
-    neg = [u for e, u in zip(examples, doubt) if u is not None and e.passed]
-    if not pos or not neg:
-        return None, len(pos) + len(neg)
-    wins = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in pos for n in neg)
-    return wins / (len(pos) * len(neg)), len(pos) + len(neg)
+    (scikit-learn's, ties counting half; None without both outcomes)."""
+    from sklearn.metrics import roc_auc_score  # noqa: PLC0415 - the eval extra, like the fit
+
+    kept = [(not e.passed, u) for e, u in zip(examples, doubt) if u is not None]
+    if len({y for y, _ in kept}) < 2:
+        return None, len(kept)
+    return float(roc_auc_score([y for y, _ in kept], [u for _, u in kept])), len(kept)
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 A percentile says where a score sits among the model's reference scores; it is not a probability,
 and a user cannot act on "0.61". The chance of passing is a logistic model of pass/fail on the
 assessment's signals, fitted offline on a calibration split only (right and wrong functions of
-HumanEval and MBPP task_ids 511-974: ``benchmarks/assess_quality.py --fit``) and shipped in the
+HumanEval and MBPP task_ids 511-974: ``qualm calibrate --pairs``, ``benchmarks/fit_chance.py``) and shipped in the
 model's calibration file as plain numbers, so the server needs no fitting library:
 
     z_i = (x_i - mean_i) / scale_i        (a missing x_i is replaced by its training mean: z_i = 0)
@@ -19,6 +19,8 @@ import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
+
+from .trace import surprisal
 
 if TYPE_CHECKING:
     from .signals.lexical import LexicalReport
@@ -56,7 +58,7 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
     out = dict(signals)
     for scope in ("all", "code"):
         q = signals.get(f"lexical.{scope}.max_probability")
-        out.setdefault(f"lexical.{scope}.max_surprisal", None if q is None else -math.log(max(1e-12, 1.0 - q)))
+        out.setdefault(f"lexical.{scope}.max_surprisal", None if q is None else surprisal(1.0 - q))
     return out
 
 

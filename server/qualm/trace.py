@@ -6,11 +6,21 @@ evaluation caches (README, "Trace JSON").
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any, Literal
 
 Scope = Literal["code", "comment", "docstring"]
 Mode = Literal["greedy", "sampled", "scored"]
+# A probability of 0 (a token outside the float range) is read as this: a finite surprisal.
+MIN_PROB = 1e-12
+
+
+def surprisal(prob: float) -> float:
+    """-log p in nats: how unlikely the model found a token."""
+    return -math.log(max(prob, MIN_PROB))
+
+
 # "complete": the answer ended in its format (a plan's last step, the M-th test: qualm.answer_ends)
 StopReason = Literal["fence", "complete", "eos", "length", "cancelled", "end_of_text"]
 

@@ -80,7 +80,7 @@ def _calibrate_from_pairs(pairs: Path, stride: int, holdout_stride: int, out: st
     for split, rows in (("tune", tune_rows), ("holdout", holdout_rows)):
 
         def report(i: int, row: dict, v: dict, rows=rows, split=split) -> None:
-            vals = " ".join(f"{k} {x:.3f}" if (x := v["values"].get(k)) is not None else f"{k} —" for k in ("functional", "lexical.all.top_k_surprisal", "candidate_distance"))
+            vals = " ".join(f"{k} {x:.3f}" if (x := v["values"].get(k)) is not None else f"{k} —" for k in ("functional", f"lexical.all.{settings.lexical.assess_signal}", "candidate_distance"))
             done = 2 * i + (1 if v["side"] == "original" else 2)  # two functions a pair
             log.finished(done, 2 * len(rows), f"{split} {row['pair_id']} {v['side']}", vals)
 

@@ -8,14 +8,13 @@ records whose ``start``/``end`` are offsets into the document.
 
 from __future__ import annotations
 
-import math
 from bisect import bisect_right
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..levels import LEVELS, Level, level_of
-from ..trace import Alternative, TokenRecord
+from ..trace import Alternative, TokenRecord, surprisal
 
 Origin = Literal["completion", "score"]
 Doubt = Literal["unsure", "unexpected"]
@@ -47,7 +46,7 @@ def place(rec: TokenRecord, start: int, end: int, text: str, thresholds: tuple[f
     doubt: Doubt = "unsure"
     if origin == "score":
         # Entropy is the expected surprisal, so both are in nats on one scale: the same thresholds.
-        by_surprise = level_of(-math.log(max(rec.prob, 1e-12)), thresholds)
+        by_surprise = level_of(surprisal(rec.prob), thresholds)
         if LEVELS.index(by_surprise) > LEVELS.index(level):
             level, doubt = by_surprise, "unexpected"
     return PlacedToken(start, end, text, rec.entropy, rec.prob, level, rec.alternatives, origin, doubt)

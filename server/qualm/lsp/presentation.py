@@ -6,12 +6,12 @@ front ends) without a running server.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..chance import chance_words
 from ..engine import Assessment, PlacedToken
 from ..levels import LEVEL_WORDS, ensemble_words
+from ..trace import surprisal
 
 
 def token_json(t: PlacedToken, origin_offset: int = 0) -> dict[str, Any]:
@@ -32,7 +32,7 @@ def doubt_words(info: PlacedToken) -> str:
     """Which doubt a mark shows: the model unsure before the token, or the token one it would not
     have written (scored code only)."""
     if info.doubt == "unexpected":
-        return f"the model would not have written this ({LEVEL_WORDS[info.level]}: surprisal {-math.log(max(info.prob, 1e-12)):.2f} nats)"
+        return f"the model would not have written this ({LEVEL_WORDS[info.level]}: surprisal {surprisal(info.prob):.2f} nats)"
     return f"the model was {LEVEL_WORDS[info.level]} here"
 
 
@@ -48,11 +48,11 @@ def surprise_line(info: PlacedToken) -> str:
     """For code the model did not write: how surprising the token in the file was to it, and what it
     would have written instead. The level says how unsure it was before the token (entropy); this
     says whether it would have written the token at all (surprisal, −log p)."""
-    surprisal = -math.log(max(info.prob, 1e-12))
+    nats = surprisal(info.prob)
     best = info.alternatives[0] if info.alternatives else None
     if best is None or best.text == info.text:
-        return f"the token in the file: p = {info.prob:.3f}, surprisal {surprisal:.2f} nats · the model would have written it too"
-    return f"the token in the file: p = {info.prob:.3f}, surprisal **{surprisal:.2f}** nats · the model would have written `{_show(best.text)}` ({best.prob:.0%})"
+        return f"the token in the file: p = {info.prob:.3f}, surprisal {nats:.2f} nats · the model would have written it too"
+    return f"the token in the file: p = {info.prob:.3f}, surprisal **{nats:.2f}** nats · the model would have written `{_show(best.text)}` ({best.prob:.0%})"
 
 
 def token_hover(info: PlacedToken, alternatives: int) -> str:

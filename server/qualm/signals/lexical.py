@@ -35,11 +35,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..trace import TokenRecord, Trace
+from ..trace import MIN_PROB, TokenRecord, Trace
 
 SCOPES = ("all", "code", "comment")
 IMPROBABLE = 0.1  # a token the model gave less than this is counted as improbable
-_TINY = 1e-12  # a probability of 0 (a token outside the float range) is read as this: finite surprisal
 
 
 @dataclass(frozen=True)
@@ -85,7 +84,7 @@ def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope
     h = np.array([t.entropy for t in tokens], dtype=np.float64)
     p = np.array([t.prob for t in tokens], dtype=np.float64)
     q = 1.0 - p
-    surprisal = -np.log(np.maximum(p, _TINY))
+    surprisal = -np.log(np.maximum(p, MIN_PROB))
     return LexicalScores(
         scope=scope,
         n_tokens=len(tokens),
