@@ -64,13 +64,23 @@ def plot_reliability(path: Path, rel, title: str) -> None:
     fig.savefig(path)
 
 
-def with_lexical(results: dict, lexical_path: Path | None) -> dict:
+def with_lexical(results: dict, lexical_path: Path | None, replace: bool = False) -> dict:
     """Lexical signals added from a lexical-only run (``assess_quality.py --axes lexical``) where the
     full run predates them. Teacher-forced scoring is deterministic, so both runs must agree on every
-    signal they share; a disagreement stops the fit rather than mixing two measurements."""
+    signal they share; a disagreement stops the fit rather than mixing two measurements.
+    ``replace``: the lexical-only run scored another way (``model.score_batch``) and every lexical
+    signal is taken from it; a function it lacks is left out rather than mixed."""
     if lexical_path is None:
         return results
     extra = read_results(lexical_path)
+    if replace:
+        kept = {}
+        for key, v in results.items():
+            if key in extra:
+                values = {k: x for k, x in v["values"].items() if not k.startswith("lexical.")}
+                values.update({k: x for k, x in extra[key]["values"].items() if k.startswith("lexical.")})
+                kept[key] = {**v, "values": values}
+        return kept
     for key, v in results.items():
         if key not in extra:
             continue
@@ -150,13 +160,14 @@ def main() -> None:
     ap.add_argument("--holdout", type=Path, default=OUT / "assess-quality-holdout-all.jsonl")
     ap.add_argument("--tune-lexical", type=Path, default=None, help="a lexical-only results file of the same pairs: lexical signals the full run lacks are taken from it")
     ap.add_argument("--holdout-lexical", type=Path, default=None)
+    ap.add_argument("--lexical-replaces", action="store_true", help="the lexical-only files scored another way (model.score_batch): their lexical signals replace the full runs'")
     ap.add_argument("--write", action="store_true", help="write the default model's calibration file")
     ap.add_argument("--plot", type=Path, default=None, help="the reliability diagram (PNG) of the holdout split")
     ap.add_argument("--generated", type=Path, default=None, help="an evaluation cache folder (<cache>/<model key>/<settings key>/mbpp): the model's greedy solutions of MBPP 11-510 with their official labels")
     args = ap.parse_args()
     settings = Settings()
-    tune = examples_of(read_pairs(DATA, "tune"), with_lexical(read_results(args.tune), args.tune_lexical))
-    holdout = examples_of(read_pairs(DATA, "holdout"), with_lexical(read_results(args.holdout), args.holdout_lexical))
+    tune = examples_of(read_pairs(DATA, "tune"), with_lexical(read_results(args.tune), args.tune_lexical, args.lexical_replaces))
+    holdout = examples_of(read_pairs(DATA, "holdout"), with_lexical(read_results(args.holdout), args.holdout_lexical, args.lexical_replaces))
     print(f"tune: {describe_split(tune, 'tune')}")
 
     print("\nlexical signals on the tune split (AUROC for 'fails'):")

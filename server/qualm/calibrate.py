@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import engine
 from .engine import assess_function
+from .engine.calibration import calibration_settings
 from .ensemble import Calibration, new_calibration
 from .lang import PYTHON, SourceError
 from .lang.python.source import docstring_of, with_docstring
@@ -102,20 +103,6 @@ def calibrate(
                 on_problem(i, problem, done[problem.task_id])
     rows = [done[p.task_id] for p in problems if p.task_id in done]
     return new_calibration(backend.info.name, backend.info.identity.digest, dataset, rows, calibration_settings(settings))
-
-
-def calibration_settings(settings: Settings) -> dict:
-    """What a calibration file records of the settings its scores were made with."""
-    a = settings.algorithmic
-    return {
-        "seed": settings.generation.seed,
-        "n_plans": a.n_plans,
-        "plan_max_tokens": a.max_tokens,
-        "stop_after_last_step": a.stop_after_last_step,
-        "n_tests": settings.functional.n_tests,
-        "top_k": settings.lexical.top_k,
-        "lexical_signal": settings.lexical.assess_signal,
-    }
 
 
 def _one(backend: ModelBackend, problem: ReferenceProblem, settings: Settings, cancel: CancelToken | None) -> dict:

@@ -25,10 +25,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .calibrate import calibration_settings
 from .chance import PassModel, signals_of, with_derived
 from .chance_fit import Example, Reliability, check_fit_split, fit_pass_model, reliability
 from .engine import SampleCache, assess_function, score_function
+from .engine.calibration import calibration_settings
 from .ensemble import Calibration, new_calibration
 from .lang import PYTHON
 from .lang.python.source import with_docstring

@@ -60,6 +60,11 @@ class Calibration:
         paper's Top-K entropy."""
         return str(self.settings.get("lexical_signal", "top_k_entropy"))
 
+    def differences(self, current: Mapping) -> list[str]:
+        """The recorded settings that differ from ``current``, in words ("n_plans 10, now 5"); a key
+        the file does not record (made before it existed) is not compared."""
+        return [f"{k} {self.settings[k]}, now {v}" for k, v in current.items() if k in self.settings and self.settings[k] != v]
+
     def describe(self) -> str:
         sizes = ", ".join(f"{a} {len(self.scores.get(a, []))}" for a in AXES)
         return f"{self.dataset} ({sizes} reference scores)"

@@ -41,9 +41,10 @@ class ModelSettings:
     # llama.cpp's extra CPU buffer types (weight repacking, AMX). "auto" turns them off only
     # when the build contains the AMX path, which segfaults on some CPUs (llama.cpp issue 20824).
     cpu_extra_buffers: str = "auto"  # "auto" | "on" | "off"
-    # Tokens per decode step when scoring existing code. 1 reproduces generation's entropies exactly;
-    # up to 64 is about twice as fast but shifts entropies by up to ~0.1 nats (batched kernels).
-    score_batch: int = 1
+    # Tokens per decode step when scoring existing code. 64: 3 to 6 times faster than 1 on a CPU
+    # (HumanEval/0's greedy solution 3.0 s against 9.5 s); 1 reproduces generation's entropies
+    # exactly, larger chunks shift them by up to ~0.1 nats (llama.cpp's batched kernels).
+    score_batch: int = 64
     # Parallel sampling (plans, self-tests): sequences decoded together in one unified KV cache.
     max_parallel_sequences: int = 16
     batch_n_ctx: int = 8192  # shared by all parallel sequences: prompts + every sample's tokens

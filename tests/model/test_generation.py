@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 
 from qualm import engine, prompts
-from qualm.model import CancelToken, GenerationOptions
+from qualm.model import CancelToken, GenerationOptions, load_model
 from qualm.model.files import DEFAULT_MODEL
 
 pytestmark = pytest.mark.model
@@ -84,15 +85,34 @@ def test_two_greedy_runs_give_identical_traces(backend, prompt, greedy):
     assert again.tokens == trace.tokens
 
 
-def test_teacher_forced_scoring_reproduces_the_greedy_entropies(backend, prompt, greedy):
+@pytest.fixture(scope="module")
+def exact_backend(settings):
+    """The same model scoring one token per decode (``model.score_batch`` 1), as generation decodes."""
+    model = load_model(replace(settings.model, score_batch=1))
+    yield model
+    model.close()
+
+
+def test_teacher_forced_scoring_one_token_at_a_time_reproduces_the_greedy_entropies(exact_backend, prompt, greedy):
     trace, _ = greedy
-    scored = backend.score(prompt, trace.text)
+    scored = exact_backend.score(prompt, trace.text)
     assert scored.mode == "scored" and scored.text == trace.text
     assert [r.token_id for r in scored.tokens] == [r.token_id for r in trace.tokens]
     for g, s in zip(trace.tokens, scored.tokens):
         assert s.entropy == pytest.approx(g.entropy, abs=1e-3)
         assert s.prob == pytest.approx(g.prob, abs=1e-3)
         assert (s.start, s.end) == (g.start, g.end)
+
+
+def test_chunked_scoring_stays_within_a_tenth_of_a_nat(backend, prompt, greedy):
+    """The default (chunks of 64 tokens) trades exactness for speed: the same tokens, entropies and
+    probabilities within the bound the settings document."""
+    assert backend.info.detail("score batch") == "64"
+    trace, _ = greedy
+    scored = backend.score(prompt, trace.text)
+    assert [r.token_id for r in scored.tokens] == [r.token_id for r in trace.tokens]
+    assert max(abs(s.entropy - g.entropy) for g, s in zip(trace.tokens, scored.tokens)) < 0.1
+    assert max(abs(s.prob - g.prob) for g, s in zip(trace.tokens, scored.tokens)) < 0.05
 
 
 def test_seeded_sampling_is_reproducible(backend, prompt):

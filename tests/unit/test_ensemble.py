@@ -45,3 +45,15 @@ def test_save_load_and_find(tmp_path):
     (tmp_path / "v.json").write_text(json.dumps(data))
     with pytest.raises(CalibrationError, match="format"):
         Calibration.load(tmp_path / "v.json")
+
+
+def test_differences_name_the_settings_a_reference_was_made_with():
+    from qualm.engine.calibration import calibration_settings
+    from qualm.settings import Settings
+
+    c = new_calibration("m", "abc", "test", [], {"seed": 42, "n_plans": 10, "score_batch": 1})
+    now = calibration_settings(Settings())
+    assert now["score_batch"] == 64 and now["n_plans"] == 5
+    # keys the file does not record (older files) are not compared
+    assert c.differences(now) == ["n_plans 10, now 5", "score_batch 1, now 64"]
+    assert new_calibration("m", "abc", "test", [], now).differences(now) == []

@@ -25,6 +25,7 @@ from ..signals.algorithmic import StepRouge, algorithmic_uncertainty, candidate_
 from ..signals.functional import calling_only, functional_uncertainty, parse_tests
 from ..signals.lexical import LexicalReport
 from ..trace import Trace
+from .calibration import calibration_settings
 from .document import Document
 from .samples import SampleCache, decode_with_cache
 from .scoring import score_function
@@ -253,6 +254,9 @@ def assess_function(
         cal_note = f"no calibration file for {backend.info.name}: raw scores only (run `qualm calibrate`)"
     else:
         cal_note = f"percentiles against {calibration.describe()}"
+        if changed := calibration.differences(calibration_settings(settings)):
+            # still placed, but the user is told the reference was made another way
+            cal_note += f"; made with other settings: {'; '.join(changed)}"
     progress("done", "assessment complete")
     return Assessment(
         function=fn.name,

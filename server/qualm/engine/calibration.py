@@ -7,7 +7,7 @@ from pathlib import Path
 from ..ensemble import Calibration, find_calibration
 from ..model.files import cache_dir
 from ..model.identity import ModelIdentity
-from ..settings import EnsembleSettings
+from ..settings import EnsembleSettings, Settings
 
 
 def user_calibration_dir() -> Path:
@@ -20,3 +20,19 @@ def calibration_for(model: ModelIdentity, settings: EnsembleSettings) -> Calibra
     the one shipped for it; None when there is none (raw scores only). A configured file that
     cannot be read raises :class:`CalibrationError`."""
     return find_calibration(model, settings.calibration_file, user_calibration_dir())
+
+
+def calibration_settings(settings: Settings) -> dict:
+    """What a calibration file records of the settings its scores were made with: a score is only
+    comparable with a reference made the same way (``Calibration.differences``)."""
+    a = settings.algorithmic
+    return {
+        "seed": settings.generation.seed,
+        "n_plans": a.n_plans,
+        "plan_max_tokens": a.max_tokens,
+        "stop_after_last_step": a.stop_after_last_step,
+        "n_tests": settings.functional.n_tests,
+        "top_k": settings.lexical.top_k,
+        "lexical_signal": settings.lexical.assess_signal,
+        "score_batch": settings.model.score_batch,
+    }
