@@ -29,6 +29,7 @@ BACKENDS: dict[str, BackendEntry] = {
     e.name: e
     for e in (
         BackendEntry("llama_cpp", "qualm.model.llama_cpp_backend", "load", "a local GGUF model in this process (llama.cpp, CPU or GPU)"),
+        BackendEntry("openai", "qualm.model.remote.backend", "load", "an OpenAI-compatible inference server (llama.cpp's llama-server, llama-cpp-python's server, vLLM, SGLang): model.endpoint"),
         BackendEntry("scripted", "qualm.model.scripted_backend", "load", "replays a JSON script of tokens: tests and demos without a model"),
     )
 }

@@ -29,7 +29,8 @@ def default_threads() -> int:
 @dataclass(frozen=True)
 class ModelSettings:
     """Which model and how to run it. ``backend`` picks the implementation (``qualm.backends``);
-    ``path`` is what it loads. The rest are the llama_cpp backend's knobs; other backends ignore them."""
+    ``path`` is what the local backends load, ``endpoint`` and what follows it are the openai
+    backend's (a shared inference server); each backend ignores the others' knobs."""
 
     backend: str = "llama_cpp"
     # None means the default model (Qwen2.5-Coder-0.5B-Instruct Q4_K_M, assembled in the cache).
@@ -48,6 +49,20 @@ class ModelSettings:
     # Parallel sampling (plans, self-tests): sequences decoded together in one unified KV cache.
     max_parallel_sequences: int = 16
     batch_n_ctx: int = 8192  # shared by all parallel sequences: prompts + every sample's tokens
+    # -- the openai backend: an OpenAI-compatible server (README "Team setup") --
+    endpoint: str = "http://127.0.0.1:8080"  # base URL, with or without /v1
+    # The NAME of the environment variable that holds the API key: a key never sits in a settings
+    # file in clear. Unset or empty: no Authorization header.
+    api_key_env: str = "QUALM_API_KEY"
+    name: str | None = None  # the served model; None: the only one the server lists
+    engine: str = "auto"  # auto: probed at start-up; or llama.cpp, llama-cpp-python, vllm, sglang, openai
+    timeout_s: float = 120.0  # longest wait for the next byte of an answer
+    retries: int = 2  # further tries of a request that could not connect or got 429/5xx
+    top_logprobs: int = 20  # N alternatives asked per token (the entropy bound rests on them)
+    max_concurrency: int = 8  # requests in flight at once (samples, the evaluation's problems)
+    entropy_estimate: str = "geometric"  # the point estimate from the top N (qualm.entropy_bounds)
+    vocab_size: int | None = None  # where the server does not say; None: the probe's or 151,936
+    chat_template: str | None = None  # a Jinja file where the server does not give its template
 
     def threads(self) -> int:
         return self.n_threads if self.n_threads and self.n_threads > 0 else default_threads()
@@ -169,6 +184,11 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "model.score_batch": (1, 512),
     "model.max_parallel_sequences": (1, None),
     "model.batch_n_ctx": (512, None),
+    "model.timeout_s": (1, None),
+    "model.retries": (0, 10),
+    "model.top_logprobs": (1, 1000),
+    "model.max_concurrency": (1, 256),
+    "model.vocab_size": (2, None),
     "generation.max_tokens": (1, None),
     "generation.top_alternatives": (1, 20),
     "lexical.top_k": (1, None),
@@ -191,6 +211,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
 }
 CHOICES: dict[str, tuple[str, ...]] = {
     "model.cpu_extra_buffers": ("auto", "on", "off"),
+    "model.engine": ("auto", "llama.cpp", "llama-cpp-python", "vllm", "sglang", "openai"),
+    "model.entropy_estimate": ("geometric", "lower", "midpoint"),
     "functional.sandbox_mode": ("auto", "bubblewrap", "limits"),
     "editor.diagnostic_level": ("low", "medium", "high"),
     "editor.headline": ("chance", "ensemble"),

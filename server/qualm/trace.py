@@ -42,6 +42,11 @@ class TokenRecord:
     on the token that completes it.
     ``entropy`` is the Shannon entropy (nats) of the full next-token distribution at
     temperature 1; ``prob`` is the chosen token's probability under that distribution.
+    A remote engine returns only the top N probabilities (``qualm.entropy_bounds``): then
+    ``entropy`` is the documented point estimate, ``entropy_bounds`` the (lower, upper) range the
+    true entropy lies in, and ``tail_mass`` the probability the N alternatives leave unexplained.
+    Both are None where the entropy is exact (the full distribution was seen). ``token_id`` is -1
+    where the engine names tokens by their text only.
     """
 
     index: int
@@ -53,6 +58,12 @@ class TokenRecord:
     prob: float
     alternatives: tuple[Alternative, ...]
     scope: Scope | None = None
+    entropy_bounds: tuple[float, float] | None = None
+    tail_mass: float | None = None
+
+    @property
+    def entropy_is_exact(self) -> bool:
+        return self.entropy_bounds is None
 
 
 @dataclass(frozen=True)
@@ -87,6 +98,7 @@ class Trace:
                 **{
                     **t,
                     "alternatives": tuple(Alternative(**a) for a in t.get("alternatives", ())),
+                    "entropy_bounds": tuple(t["entropy_bounds"]) if t.get("entropy_bounds") is not None else None,
                 }
             )
             for t in data.get("tokens", ())

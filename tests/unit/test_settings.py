@@ -33,7 +33,7 @@ def test_from_mapping_merges_nested_sections():
         ({"ensemble": {"weights": [0.2, 0.4]}}, "list of 3 numbers"),
         ({"model": {"n_ctx": None}}, "qualm.model.n_ctx cannot be null"),
         ({"ensemble": {"weights": None}}, "qualm.ensemble.weights cannot be null"),
-        ({"model": {"backend": "vllm"}}, "qualm.model.backend must be one of llama_cpp, scripted, got 'vllm'"),
+        ({"model": {"backend": "vllm"}}, "qualm.model.backend must be one of llama_cpp, openai, scripted, got 'vllm'"),
         ({"ensemble": {"weights": [0, 0, 0]}}, "at least one weight must be above 0"),
         ({"lexical": {"level_thresholds": [1.0, 0.5, 2.0]}}, "must rise"),
         ({"functional": {"sandbox_mode": "docker"}}, "must be one of auto, bubblewrap, limits, got 'docker'"),

@@ -31,10 +31,11 @@ class ModelFlags:
     backend: str | None = None
     n_gpu_layers: int | None = None
     threads: int | None = None
+    endpoint: str | None = None
 
     def settings(self, **generation: Any) -> Settings:
         """The user's settings file, then these flags (and a command's generation flags) on top."""
-        chosen = {"path": self.model, "backend": self.backend, "n_gpu_layers": self.n_gpu_layers, "n_threads": self.threads}
+        chosen = {"path": self.model, "backend": self.backend, "n_gpu_layers": self.n_gpu_layers, "n_threads": self.threads, "endpoint": self.endpoint}
         model_section = {k: v for k, v in chosen.items() if v is not None}
         return load_user_settings().with_overrides(model=model_section, generation={k: v for k, v in generation.items() if v is not None})
 
@@ -45,12 +46,13 @@ _FLAG_OPTIONS: dict[str, tuple[Any, Any]] = {
     "backend": (str | None, typer.Option(None, "--backend", help="Which backend runs the model (default llama_cpp; see qualm.backends).")),
     "n_gpu_layers": (int | None, typer.Option(None, "--n-gpu-layers", help="Layers to offload to the GPU (-1: all; needs a GPU build).")),
     "threads": (int | None, typer.Option(None, "--threads", help="CPU threads (default: all cores).")),
+    "endpoint": (str | None, typer.Option(None, "--endpoint", help="With --backend openai: the inference server's URL (README, Team setup).")),
 }
 assert list(_FLAG_OPTIONS) == [f.name for f in fields(ModelFlags)]
 
 
 def with_model_flags(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Give a command the model flags (--model, --backend, --n-gpu-layers, --threads); it declares
+    """Give a command the model flags (--model, --backend, --n-gpu-layers, --threads, --endpoint); it declares
     one keyword-only parameter ``flags: ModelFlags`` and receives them in it."""
     signature = inspect.signature(command)
     own = [p for p in signature.parameters.values() if p.name != "flags"]

@@ -19,11 +19,11 @@ from ..answer_ends import plan_end, tests_end
 from ..chance import LEXICAL_SIGNAL_WORDS, signals_of
 from ..ensemble import Calibration, ensemble
 from ..lang import FunctionSource, language_named
-from ..model import CancelToken, GenerationOptions, ModelBackend
+from ..model import CancelToken, GenerationOptions, ModelBackend, TeacherForcingUnavailable
 from ..settings import Settings
 from ..signals.algorithmic import StepRouge, algorithmic_uncertainty, candidate_distance
 from ..signals.functional import calling_only, functional_uncertainty, parse_tests
-from ..signals.lexical import LexicalReport
+from ..signals.lexical import LexicalReport, lexical_report
 from ..trace import Trace
 from .calibration import calibration_settings
 from .document import Document
@@ -146,11 +146,16 @@ def assess_function(
     # Lexical: teacher-forced scoring of the body.
     progress("lexical", "scoring the function's tokens")
     t0 = time.perf_counter()
-    scored = score_function(backend, fn, settings, cancel=cancel)
-    _check(cancel)
     signal = settings.lexical.assess_signal
-    lex_raw = getattr(scored.lexical.all, signal)
-    lex_note = f"{LEXICAL_SIGNAL_WORDS[signal].format(k=settings.lexical.top_k)} over {scored.lexical.all.n_tokens} body tokens" if lex_raw is not None else "the function has no body tokens"
+    try:
+        lexical_scores = score_function(backend, fn, settings, cancel=cancel).lexical
+        lex_raw = getattr(lexical_scores.all, signal)
+        lex_note = f"{LEXICAL_SIGNAL_WORDS[signal].format(k=settings.lexical.top_k)} over {lexical_scores.all.n_tokens} body tokens" if lex_raw is not None else "the function has no body tokens"
+    except TeacherForcingUnavailable as exc:
+        # a served engine that cannot score code it did not write: the other axes still run
+        lexical_scores = lexical_report(Trace(text="", tokens=(), model=backend.info.name, mode="scored"), settings.lexical.top_k)
+        lex_raw, lex_note = None, f"unavailable: {exc}"
+    _check(cancel)
     lexical = AxisResult("lexical", lex_raw, None, lex_raw is not None, lex_note, time.perf_counter() - t0)
 
     # Algorithmic and functional samples decode together: N plans and one test list in one batch.
@@ -248,7 +253,7 @@ def assess_function(
         pct["lexical"] = None
         lexical = replace(lexical, note=lexical.note + f"; no percentile: the calibration file's lexical reference is {calibration.lexical_signal}")
     ens = ensemble(pct, weights)
-    signals = signals_of(scored.lexical, algo.uncertainty, own.distance if own is not None else None, func_raw)
+    signals = signals_of(lexical_scores, algo.uncertainty, own.distance if own is not None else None, func_raw)
     chance, chance_note = _chance(calibration, signals, backend.info.name)
     if calibration is None:
         cal_note = f"no calibration file for {backend.info.name}: raw scores only (run `qualm calibrate`)"
@@ -274,7 +279,7 @@ def assess_function(
         weights_used=ens.weights_used,
         calibration=calibration.path if calibration is not None else None,
         calibration_note=cal_note,
-        lexical_scores=scored.lexical,
+        lexical_scores=lexical_scores,
         plans=plans,
         plan_similarity=algo.pairwise,
         candidate_plan=own_plan,

@@ -142,7 +142,8 @@ class QualmServer(LanguageServer):
         self._use_calibration(calibration, problem)
         cal = self.calibration.describe() if self.calibration else "none (raw scores only)"
         self.log(f"qualm: {backend.info.summary()} ready; calibration: {cal}")
-        self.set_status("ready", backend.info.name)
+        # what it can do: "entropy bounds, no scoring of existing code" matters for a served model
+        self.set_status("ready", backend.info.summary())
 
     def _use_calibration(self, calibration: Calibration | None, problem: str | None) -> None:
         self.calibration = calibration
@@ -192,7 +193,7 @@ class QualmServer(LanguageServer):
     def _worker_idle(self) -> None:
         # Back to ready when the model really has nothing to do, not when a request stopped waiting.
         if self.state == "busy" and self.backend is not None and not self.worker.busy:
-            self.set_status("ready", self.backend.info.name)
+            self.set_status("ready", self.backend.info.summary())
 
     # -- settings ------------------------------------------------------------------------------
 

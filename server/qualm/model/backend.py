@@ -14,6 +14,7 @@ from typing import Protocol
 from ..prompts import ChatPrompt
 from ..trace import TokenRecord, Trace
 from .identity import ModelIdentity
+from .text_stream import TextStream
 
 
 class CancelToken:
@@ -52,13 +53,14 @@ class Capabilities:
     parallel_sequences: bool  # generate_batch() decodes samples together over one shared prompt
     gpu: bool  # layers run on a GPU (or the server behind it does)
     max_alternatives: int  # most alternatives a token record can carry
+    remote: bool = False  # the model runs on an inference server (``gpu`` then unknown here)
 
     def describe(self) -> str:
         words = [
             "exact entropy" if self.exact_entropy else "entropy bounds",
             "scoring existing code" if self.teacher_forcing else "no scoring of existing code",
             "parallel samples" if self.parallel_sequences else "samples one at a time",
-            "GPU" if self.gpu else "CPU",
+            "on a server" if self.remote else "GPU" if self.gpu else "CPU",
         ]
         return ", ".join(words)
 
@@ -123,5 +125,31 @@ class ModelBackend(Protocol):
     def close(self) -> None: ...
 
 
+def generated_trace(stream: TextStream, options: GenerationOptions, *, model: str, prompt: str, vocab_size: int, stop_reason: str, seconds: float, prompt_tokens: int = 0, extra: dict | None = None) -> Trace:
+    """The trace of a finished generation: what every backend records the same way (mode, sampling
+    options, seed only when sampled)."""
+    return Trace(
+        text=stream.text,
+        tokens=stream.records,
+        model=model,
+        mode="greedy" if options.greedy else "sampled",
+        prompt=prompt,
+        prompt_tokens=prompt_tokens,
+        vocab_size=vocab_size,
+        temperature=options.temperature,
+        top_p=options.top_p,
+        seed=None if options.greedy else options.seed,
+        stop_reason=stop_reason,  # type: ignore[arg-type]
+        seconds=seconds,
+        extra=extra or {},
+    )
+
+
 class ModelRuntimeError(RuntimeError):
     """The model failed while running (context overflow, decode error)."""
+
+
+class TeacherForcingUnavailable(ModelRuntimeError):
+    """The backend cannot score text it did not write (a served engine without prompt
+    log-probabilities); the message says why. The lexical axis of code in the file is then
+    unavailable with that reason, never zero."""

@@ -23,7 +23,7 @@ from ..entropy import EntropyMeter, sample_top_p
 from ..prompts import ChatPrompt, thinking_off_marker
 from ..settings import ModelSettings
 from ..trace import Alternative, Trace
-from .backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken
+from .backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken, generated_trace
 from .files import ModelFileError, resolve_model_path
 from .identity import gguf_identity
 from .text_stream import TextStream, TokenStats
@@ -291,20 +291,7 @@ class LlamaCppBackend:
                 self._decode([stats.token_id], pos, 0)
                 pos += 1
             stream.finish()
-            return Trace(
-                text=stream.text,
-                tokens=stream.records,
-                model=self._info.name,
-                mode="greedy" if options.greedy else "sampled",
-                prompt=rendered,
-                prompt_tokens=len(ptoks),
-                vocab_size=self.n_vocab,
-                temperature=options.temperature,
-                top_p=options.top_p,
-                seed=None if options.greedy else options.seed,
-                stop_reason=stop_reason,  # type: ignore[arg-type]
-                seconds=time.perf_counter() - t0,
-            )
+            return generated_trace(stream, options, model=self._info.name, prompt=rendered, prompt_tokens=len(ptoks), vocab_size=self.n_vocab, stop_reason=stop_reason, seconds=time.perf_counter() - t0)
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
         with self._lock:
@@ -403,20 +390,8 @@ class LlamaCppBackend:
             for st, text, toks in zip(states, rendered, prompt_tokens):
                 st.stream.finish()
                 traces.append(
-                    Trace(
-                        text=st.stream.text,
-                        tokens=st.stream.records,
-                        model=self._info.name,
-                        mode="greedy" if st.options.greedy else "sampled",
-                        prompt=text,
-                        prompt_tokens=len(toks),
-                        vocab_size=self.n_vocab,
-                        temperature=st.options.temperature,
-                        top_p=st.options.top_p,
-                        seed=None if st.options.greedy else st.options.seed,
-                        stop_reason=st.stop_reason,  # type: ignore[arg-type]
-                        seconds=seconds,
-                        extra={"batch_size": len(jobs)},
+                    generated_trace(
+                        st.stream, st.options, model=self._info.name, prompt=text, prompt_tokens=len(toks), vocab_size=self.n_vocab, stop_reason=st.stop_reason, seconds=seconds, extra={"batch_size": len(jobs)}
                     )
                 )
             return traces

@@ -20,6 +20,9 @@ class TokenStats:
     entropy: float
     prob: float
     alternatives: tuple[Alternative, ...]
+    # a remote engine's top-N view of the distribution (qualm.entropy_bounds); None when exact
+    entropy_bounds: tuple[float, float] | None = None
+    tail_mass: float | None = None
 
 
 class TextStream:
@@ -65,6 +68,8 @@ class TextStream:
                 entropy=stats.entropy,
                 prob=stats.prob,
                 alternatives=stats.alternatives,
+                entropy_bounds=stats.entropy_bounds,
+                tail_mass=stats.tail_mass,
             )
         )
         if self._stop and self._cut_at_stop(start):

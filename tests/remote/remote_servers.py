@@ -1,0 +1,74 @@
+"""Real inference servers started by the tests on the default model, and stopped after them."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+
+from qualm.model.files import resolve_model_path
+from qualm.settings import default_threads
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerURL(str):
+    """The server's base URL; ``stop()`` kills the process (a server that dies mid-answer)."""
+
+    process: subprocess.Popen
+
+    def stop(self) -> None:
+        self.process.kill()
+
+
+def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            if httpx.get(url + "/v1/models", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"the server did not start within {timeout:g} s:\n{log.read_text()[-3000:]}")
+
+
+@contextlib.contextmanager
+def _running(command: list[str], port: int) -> Iterator[ServerURL]:
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "server.log"
+        with log.open("w") as out:
+            process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        url = ServerURL(f"http://127.0.0.1:{port}")
+        url.process = process
+        try:
+            _wait_until_up(url, process, log)
+            yield url
+        finally:
+            process.kill()
+            process.wait(timeout=30)
+
+
+@contextlib.contextmanager
+def llama_cpp_python_server(logits_all: bool) -> Iterator[ServerURL]:
+    """``python -m llama_cpp.server`` on the default model; ``logits_all`` is what its logprobs need."""
+    model, _ = resolve_model_path(None)
+    port = free_port()
+    command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port)]
+    command += ["--n_ctx", "4096", "--n_threads", str(default_threads()), "--n_threads_batch", str(default_threads()), "--logits_all", str(logits_all).lower()]
+    with _running(command, port) as url:
+        yield url
