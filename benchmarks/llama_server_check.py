@@ -14,35 +14,18 @@ batch of concurrent samples.
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import time
 from dataclasses import replace
 from pathlib import Path
 
-import httpx
-
 from qualm import prompts
 from qualm.model import GenerationOptions, TeacherForcingUnavailable, load_model
-from qualm.model.files import resolve_model_path
 from qualm.settings import Settings
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "remote"))
-from remote_servers import free_port  # the tests' helper
+from remote_servers import llama_server  # the tests' server starter
 
 PROMPT = "def strlen(string: str) -> int:\n    \"\"\" Return length of given string\n    >>> strlen('abc')\n    3\n    \"\"\"\n"
-
-
-def wait_until_up(url: str, seconds: float = 60.0) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url + "/v1/models", timeout=2).status_code == 200:
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.5)
-    raise SystemExit(f"llama-server did not start at {url}")
 
 
 def main() -> None:
@@ -50,13 +33,7 @@ def main() -> None:
     ap.add_argument("--server", default="/tmp/lsbuild/bin/llama-server")
     args = ap.parse_args()
     settings = Settings()
-    model, _ = resolve_model_path(None)
-    port = free_port()
-    threads = str(settings.model.threads())
-    proc = subprocess.Popen([args.server, "-m", str(model), "--port", str(port), "-t", threads, "-c", "4096"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(url)
+    with llama_server(args.server) as url:
         remote = load_model(replace(settings.model, backend="openai", endpoint=url, top_logprobs=10))
         e = remote.endpoint
         print(f"probe: engine {e.engine} {e.version}; vocabulary {e.vocab_size:,} ({e.vocab_note}); context {e.context_length}; template from the server: {bool(e.chat_template)}; alternatives {e.top_logprobs}")
@@ -79,8 +56,6 @@ def main() -> None:
         print(f"3 concurrent samples: {[len(t.tokens) for t in batch]} tokens, first words {[t.text[:24] for t in batch]}")
         remote.close()
         local.close()
-    finally:
-        proc.kill()
 
 
 if __name__ == "__main__":

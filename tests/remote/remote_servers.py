@@ -72,3 +72,13 @@ def llama_cpp_python_server(logits_all: bool) -> Iterator[ServerURL]:
     command += ["--n_ctx", "4096", "--n_threads", str(default_threads()), "--n_threads_batch", str(default_threads()), "--logits_all", str(logits_all).lower()]
     with _running(command, port) as url:
         yield url
+
+
+@contextlib.contextmanager
+def llama_server(binary: str) -> Iterator[ServerURL]:
+    """llama.cpp's ``llama-server`` (a binary built from the pinned llama.cpp) on the default model."""
+    model, _ = resolve_model_path(None)
+    port = free_port()
+    command = [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", str(default_threads()), "-c", "4096"]
+    with _running(command, port) as url:
+        yield url
