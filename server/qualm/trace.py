@@ -61,10 +61,6 @@ class TokenRecord:
     entropy_bounds: tuple[float, float] | None = None
     tail_mass: float | None = None
 
-    @property
-    def entropy_is_exact(self) -> bool:
-        return self.entropy_bounds is None
-
 
 @dataclass(frozen=True)
 class Trace:

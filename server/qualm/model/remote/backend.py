@@ -92,13 +92,13 @@ class OpenAIBackend:
         self._engine = engine
         model, served, entry = choose_model(models, s.name, self._client.root)
         self._model = model
-        vocab, vocab_note = vocabulary(engine, entry, facts, s.vocab_size)
+        vocab, vocab_note = vocabulary(entry, s.vocab_size)
         self._vocab = vocab
         template = facts.get("chat_template") or None
         self._template = template or self._template_from_settings()
         # One short greedy answer with logprobs: does the server give them, how many, and the
         # fingerprint of the model behind the name.
-        tokens = [t for t, _ in self._stream_tokens(FINGERPRINT_PROMPT, GenerationOptions(max_tokens=4, temperature=0.0, top_alternatives=1), None) if t is not None]
+        tokens = [t for t, _ in self._stream_tokens(FINGERPRINT_PROMPT, GenerationOptions(max_tokens=4, temperature=0.0, top_alternatives=1)) if t is not None]
         if not tokens or not any(t.top or t.logprob is not None for t in tokens):
             hint = " (llama-cpp-python's server: start it with --logits_all true)" if engine == "llama-cpp-python" else ""
             raise RemoteError(f"{self._client.root} ({engine}) returned no log-probabilities: qualm cannot measure uncertainty without them{hint}")
@@ -128,7 +128,7 @@ class OpenAIBackend:
             # the shape of a real scoring request: a chat prompt, then a function
             head = render_chat(self._template, [{"role": "user", "content": "Write f."}])
             scored = self._score_tokens(head, "def f():\n    return 1\n")
-        except (RemoteError, WireFormatError, TeacherForcingUnavailable, KeyError, IndexError, TypeError) as exc:
+        except (RemoteError, WireFormatError, KeyError, IndexError, TypeError) as exc:
             # an engine that answers the scoring request in another shape cannot score either
             log.info("prompt log-probabilities not available: %s", exc)
             return False, NO_PROMPT_LOGPROBS.get(engine, NO_PROMPT_LOGPROBS["openai"]) + f" ({exc})"
@@ -154,7 +154,7 @@ class OpenAIBackend:
         stream = TextStream(prompt.stop, on_token, prompt.ends)
         stop_reason = "length"
         n = 0
-        tokens = self._stream_tokens(rendered, options, cancel)
+        tokens = self._stream_tokens(rendered, options)
         try:
             for tok, finish in tokens:
                 if tok is None:  # the answer ended
@@ -198,8 +198,6 @@ class OpenAIBackend:
                 on_progress(total)
 
         def run(job: tuple[ChatPrompt, GenerationOptions]) -> Trace:
-            if cancel is not None and cancel.cancelled:
-                inner.cancel()
             return self.generate(job[0], job[1], on_token=count, cancel=_Either(cancel, inner))
 
         with ThreadPoolExecutor(max_workers=min(len(jobs), self._settings.max_concurrency), thread_name_prefix="qualm-remote") as pool:
@@ -262,7 +260,7 @@ class OpenAIBackend:
             body.update(top_k=-1, min_p=0.0)
         return body
 
-    def _stream_tokens(self, prompt_text: str, options: GenerationOptions, cancel: CancelToken | None) -> Iterator[tuple[WireToken | None, str]]:
+    def _stream_tokens(self, prompt_text: str, options: GenerationOptions) -> Iterator[tuple[WireToken | None, str]]:
         """(token, "") for each token as it arrives, then (None, finish reason)."""
         n = max(1, self._settings.top_logprobs)
         if self._engine == "llama.cpp":
@@ -296,8 +294,6 @@ class OpenAIBackend:
         """The tokens of ``text`` after ``rendered``, each with the log-probabilities the model gave
         it there (teacher forcing), by the engine's own means."""
         n = max(1, self._settings.top_logprobs)
-        if self._engine == "llama.cpp":
-            raise TeacherForcingUnavailable(NO_PROMPT_LOGPROBS["llama.cpp"])
         if self._engine == "vllm":
             ids_prompt = self._tokenize(rendered, special=True)
             ids_text = self._tokenize(text, special=False)
@@ -324,13 +320,12 @@ class OpenAIBackend:
             )
             meta = answer["meta_info"]
             return sglang_tokens(meta["input_token_logprobs"], meta.get("input_top_logprobs"))[1:]
-        if self._engine == "llama-cpp-python":
-            # its own probability must be found among the alternatives (wire.py): ask for many
-            answer = self._client.post_json("/v1/completions", {"model": self._model, "prompt": rendered + text, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": n})
-            return llama_cpp_python_echo_tokens(answer["choices"][0].get("logprobs"), text)
-        # OpenAI legacy: echo the prompt with its log-probabilities
+        # OpenAI legacy: echo the prompt with its log-probabilities (llama.cpp's server refuses echo
+        # and never gets here: the probe found it cannot score)
         answer = self._client.post_json("/v1/completions", {"model": self._model, "prompt": rendered + text, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": n})
         logprobs = answer["choices"][0].get("logprobs") or {}
+        if self._engine == "llama-cpp-python":
+            return llama_cpp_python_echo_tokens(logprobs, text)  # shifted by one (wire.py)
         tokens = openai_tokens(logprobs)
         offsets = logprobs.get("text_offset") or []
         if len(offsets) != len(tokens):

@@ -74,30 +74,18 @@ class RemoteClient:
     def stream_events(self, path: str, body: dict) -> Iterator[dict]:
         """POST with ``stream``; yields each server-sent event's JSON object until ``[DONE]``.
         Closing the generator closes the connection: the server stops decoding (cancellation)."""
-        url = self._url(path)
-        attempt = 0
-        while True:
-            try:
-                with self._http.stream("POST", url, json=body) as response:
-                    if response.status_code >= 400:
-                        response.read()
-                        if response.status_code in RETRY_STATUS and attempt < self.config.retries:
-                            attempt += 1
-                            time.sleep(self.config.backoff_s * 2 ** (attempt - 1))
-                            continue
-                        raise RemoteError(_status_message(response, path))
-                    yield from _events(response, path)
-                    return
-            except httpx.TimeoutException as exc:
-                raise RemoteError(f"{self.root} did not answer within {self.config.timeout_s:g} s ({path}); raise qualm.model.timeout_s or check the server") from exc
-            except httpx.ConnectError as exc:
-                if attempt < self.config.retries:
-                    attempt += 1
-                    time.sleep(self.config.backoff_s * 2 ** (attempt - 1))
-                    continue
-                raise RemoteError(f"cannot reach the model server at {self.root}: {exc}; is it running? (qualm.model.endpoint)") from exc
-            except httpx.HTTPError as exc:  # the stream broke after it began: never retried
-                raise RemoteError(f"the connection to {self.root} broke during {path}: {exc}") from exc
+        response = self._send("POST", path, body, stream=True)
+        try:
+            if response.status_code >= 400:
+                response.read()
+                raise RemoteError(_status_message(response, path))
+            yield from _events(response, path)
+        except httpx.TimeoutException as exc:
+            raise self._too_slow(path) from exc
+        except httpx.HTTPError as exc:  # the stream broke after it began: never retried
+            raise RemoteError(f"the connection to {self.root} broke during {path}: {exc}") from exc
+        finally:
+            response.close()
 
     def close(self) -> None:
         self._http.close()
@@ -107,14 +95,16 @@ class RemoteClient:
     def _url(self, path: str) -> str:
         return path if path.startswith("http") else (self.v1 + path[3:] if path.startswith("/v1/") else self.root + path)
 
-    def _send(self, method: str, path: str, body: dict | None) -> httpx.Response:
+    def _send(self, method: str, path: str, body: dict | None, stream: bool = False) -> httpx.Response:
+        """The response, after retrying (with back-off) a server that could not be reached or
+        answered 429/5xx; ``stream``: its body is read by the caller, who closes it."""
         url = self._url(path)
         for attempt in range(self.config.retries + 1):
             last = attempt == self.config.retries
             try:
-                response = self._http.request(method, url, json=body)
+                response = self._http.send(self._http.build_request(method, url, json=body), stream=stream)
             except httpx.TimeoutException as exc:
-                raise RemoteError(f"{self.root} did not answer within {self.config.timeout_s:g} s ({path}); raise qualm.model.timeout_s or check the server") from exc
+                raise self._too_slow(path) from exc
             except httpx.ConnectError as exc:
                 if last:
                     raise RemoteError(f"cannot reach the model server at {self.root}: {exc}; is it running? (qualm.model.endpoint)") from exc
@@ -123,8 +113,12 @@ class RemoteClient:
             else:
                 if response.status_code not in RETRY_STATUS or last:
                     return response
+                response.close()
             time.sleep(self.config.backoff_s * 2**attempt)
         raise AssertionError("unreachable")
+
+    def _too_slow(self, path: str) -> RemoteError:
+        return RemoteError(f"{self.root} did not answer within {self.config.timeout_s:g} s ({path}); raise qualm.model.timeout_s or check the server")
 
     def _json(self, response: httpx.Response, path: str) -> Any:
         if response.status_code >= 400:

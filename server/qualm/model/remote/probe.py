@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .client import RemoteClient, RemoteError
 
@@ -41,7 +41,6 @@ class EndpointInfo:
     prompt_logprobs_note: str  # why not, when not
     fingerprint: str
     version: str = ""
-    extras: dict = field(default_factory=dict)
 
     def identity_digest(self, root: str) -> str:
         """Endpoint, served name and answers: the same weights behind another URL are another key."""
@@ -58,7 +57,7 @@ def detect_engine(client: RemoteClient, models: dict | None) -> tuple[str, str, 
         return "sglang", str((client.get_json("/get_server_info", quiet=True) or {}).get("version", "")), info
     version = client.get_json("/version", quiet=True)
     owners = {str(m.get("owned_by", "")) for m in (models or {}).get("data", []) if isinstance(m, dict)}
-    if isinstance(version, dict) and "version" in version and ("vllm" in owners or not owners - {"vllm"}):
+    if isinstance(version, dict) and "version" in version and ("vllm" in owners or not owners):
         return "vllm", str(version["version"]), {}
     if "me" in owners:
         return "llama-cpp-python", "", {}
@@ -80,7 +79,7 @@ def choose_model(models: dict | None, wanted: str | None, root: str) -> tuple[st
     raise RemoteError(f"{root} serves several models ({', '.join(served)}): choose one with qualm.model.name")
 
 
-def vocabulary(engine: str, entry: dict, facts: dict, configured: int | None) -> tuple[int, str]:
+def vocabulary(entry: dict, configured: int | None) -> tuple[int, str]:
     if configured:
         return configured, "qualm.model.vocab_size"
     meta = entry.get("meta") or {}
