@@ -3,10 +3,11 @@ backend, on the same model and machine, and the cost of asking the server for lo
 
     .venv/bin/python benchmarks/remote_throughput.py [--tokens 64] [--runs 3] [--endpoint URL]
 
-Without ``--endpoint`` it starts llama-cpp-python's own OpenAI-compatible server on the default
-model (``--logits_all true``, as its logprobs need), with the same threads as the in-process
-backend, and stops it afterwards. Three ways of writing the same greedy completion of a HumanEval
-prompt, one after another (never two model processes at once on a small machine):
+Without ``--endpoint`` it starts, one after the other, llama-cpp-python's own OpenAI-compatible
+server (``--logits_all true``, as its logprobs need) and llama.cpp's ``llama-server`` (the one
+scripts/setup builds from the same llama.cpp) on the default model, with the same threads as the
+in-process backend, and stops each afterwards. The same greedy completion of a HumanEval prompt is
+written three ways, one after another (never two model processes decoding at once here):
 
 1. in process: qualm's llama.cpp loop, full-vocabulary entropy and alternatives at every token;
 2. served, through the openai backend: the same completion with the top N log-probabilities;
@@ -78,18 +79,22 @@ def main() -> None:
         remote.close()
         return rates, plain, engine
 
-    if args.endpoint:
-        rates_remote, rates_plain, engine = served(args.endpoint)
-    else:
-        from remote_servers import llama_cpp_python_server
-
-        with llama_cpp_python_server(logits_all=True) as url:
-            rates_remote, rates_plain, engine = served(url)
     med = statistics.median
     print(f"model: the default model, {settings.model.threads()} threads, CPU; HumanEval/0, greedy, {args.tokens} tokens, {args.runs} runs, medians")
     print(f"in process (full-vocabulary entropy):            {med(rates_local):6.1f} tokens/s")
-    print(f"served by {engine}, openai backend, top {args.top_logprobs}: {med(rates_remote):6.1f} tokens/s  ({med(rates_remote) / med(rates_local):.2f}x in process)")
-    print(f"served by {engine}, plain stream, no logprobs: {med(rates_plain):6.1f} tokens/s  (asking for logprobs: {med(rates_remote) / med(rates_plain):.2f}x)")
+
+    def report(rates_remote: list[float], rates_plain: list[float], engine: str) -> None:
+        print(f"served by {engine}, openai backend, top {args.top_logprobs}: {med(rates_remote):6.1f} tokens/s  ({med(rates_remote) / med(rates_local):.2f}x in process)")
+        print(f"served by {engine}, plain stream, no logprobs: {med(rates_plain):6.1f} tokens/s  (asking for logprobs: {med(rates_remote) / med(rates_plain):.2f}x)")
+
+    if args.endpoint:
+        report(*served(args.endpoint))
+        return
+    from remote_servers import llama_cpp_python_server, llama_server
+
+    for start in (lambda: llama_cpp_python_server(logits_all=True), llama_server):
+        with start() as url:
+            report(*served(url))
 
 
 if __name__ == "__main__":

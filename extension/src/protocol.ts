@@ -91,7 +91,9 @@ export const HandshakeRequest = new RequestType<HandshakeParams, HandshakeResult
 export const STATUS = "qualm/status";
 export const MARKS = "qualm/marks";
 
-export type ServerState = "loading" | "ready" | "busy" | "error";
+// unreachable: the model's inference server failed after start-up; the next request that gets
+// through makes it ready again.
+export type ServerState = "loading" | "ready" | "busy" | "error" | "unreachable";
 
 export interface StatusParams {
   state: ServerState;

@@ -10,6 +10,7 @@ const ICONS: Record<string, string> = {
   busy: "$(sync~spin)",
   writing: "$(sync~spin)",
   error: "$(error)",
+  unreachable: "$(debug-disconnect)",
   failed: "$(error)",
   stopped: "$(circle-slash)",
 };
@@ -53,7 +54,12 @@ export class StatusItem implements vscode.Disposable {
     tip.appendMarkdown("Click for qualm's menu.");
     this.item.tooltip = tip;
     const bad = s.state === "error" || s.state === "failed";
-    this.item.backgroundColor = bad ? new vscode.ThemeColor("statusBarItem.errorBackground") : undefined;
+    const warn = s.state === "unreachable";
+    this.item.backgroundColor = bad
+      ? new vscode.ThemeColor("statusBarItem.errorBackground")
+      : warn
+        ? new vscode.ThemeColor("statusBarItem.warningBackground")
+        : undefined;
   }
 
   dispose(): void {

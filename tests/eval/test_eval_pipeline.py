@@ -5,6 +5,7 @@ run in the real sandbox."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -196,3 +197,40 @@ def test_the_rows_named_top_5_use_k_5_whatever_lexical_top_k_says():
         rows = {m.name: m.uncertainty[0] for m in lexical_methods(problems, k)}
         assert rows["Top-5 Entropy"] == rows["Top-5 Entropy (code only)"] == top_k_mean(np.array(entropies), 5)
         assert rows[f"Top-K Entropy (K={k})"] == top_k_mean(np.array(entropies), k)  # the configured K has its own row
+
+
+class BarrierBackend(ScriptedBackend):
+    """The greedy solutions return only when three problems wait for one at once: a run that does
+    not have three problems in flight breaks the barrier and fails."""
+
+    def __init__(self, parties: int, fail: bool = False) -> None:
+        super().__init__()
+        self.barrier = threading.Barrier(parties, timeout=20)
+        self.fail = fail
+
+    def generate(self, prompt, options, on_token=None, cancel=None):
+        if self.fail:
+            raise RuntimeError("the server went away")
+        self.barrier.wait()
+        return super().generate(prompt, options, on_token, cancel)
+
+
+def test_problems_run_in_flight_together_and_each_keeps_its_own_cache(tmp_path: Path):
+    settings = Settings.from_mapping({"algorithmic": {"n_plans": 2}, "functional": {"n_tests": 2}})
+    problems = humaneval()[:3]
+    plan = EvalPlan(groups=("lexical",), in_flight=3)
+    seen: list[tuple[int, str, str]] = []
+    data = collect(BarrierBackend(3), problems, settings, plan, tmp_path, model("c"), on_progress=lambda d, t, tid, step: seen.append((d, tid, step)))
+    assert [d.task_id for d in data] == [p.task_id for p in problems]  # in the problems' order
+    assert sorted(d for d, _, step in seen if step == "done") == [1, 2, 3]
+    # the same run with one problem at a time reads every answer back from the cache
+    again = ScriptedBackend()
+    reread = collect(again, problems, settings, EvalPlan(groups=("lexical",)), tmp_path, model("c"))
+    assert again.calls == []
+    assert [(d.label, d.steps["greedy"]["code"]) for d in reread] == [(d.label, d.steps["greedy"]["code"]) for d in data]
+
+
+def test_an_error_in_one_problem_in_flight_is_raised(tmp_path: Path):
+    settings = Settings()
+    with pytest.raises(RuntimeError, match="went away"):
+        collect(BarrierBackend(2, fail=True), humaneval()[:4], settings, EvalPlan(groups=("lexical",), in_flight=2), tmp_path, model("b"))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import httpx
 
-from qualm.model.files import resolve_model_path
+from qualm.model.files import cache_dir, resolve_model_path
 from qualm.settings import default_threads
 
 
@@ -64,21 +64,34 @@ def _running(command: list[str], port: int) -> Iterator[ServerURL]:
 
 
 @contextlib.contextmanager
-def llama_cpp_python_server(logits_all: bool) -> Iterator[ServerURL]:
+def llama_cpp_python_server(logits_all: bool, port: int | None = None) -> Iterator[ServerURL]:
     """``python -m llama_cpp.server`` on the default model; ``logits_all`` is what its logprobs need."""
     model, _ = resolve_model_path(None)
-    port = free_port()
+    port = port or free_port()
     command = [sys.executable, "-m", "llama_cpp.server", "--model", str(model), "--host", "127.0.0.1", "--port", str(port)]
     command += ["--n_ctx", "4096", "--n_threads", str(default_threads()), "--n_threads_batch", str(default_threads()), "--logits_all", str(logits_all).lower()]
     with _running(command, port) as url:
         yield url
 
 
+def llama_server_binary() -> str:
+    """The llama-server scripts/setup built from the pinned llama.cpp (scripts/build-llama-server
+    records its path in qualm's cache folder; QUALM_LLAMA_SERVER overrides). Missing is an error,
+    not a skip: the test command runs the setup first, so CI cannot pass without this server."""
+    path = os.environ.get("QUALM_LLAMA_SERVER")
+    record = cache_dir() / "llama-server"
+    if not path and record.is_file():
+        path = record.read_text().strip()
+    if not path or not os.access(path, os.X_OK):
+        raise RuntimeError(f"no llama-server binary ({path or record} missing): run scripts/build-llama-server")
+    return path
+
+
 @contextlib.contextmanager
-def llama_server(binary: str) -> Iterator[ServerURL]:
+def llama_server(binary: str | None = None) -> Iterator[ServerURL]:
     """llama.cpp's ``llama-server`` (a binary built from the pinned llama.cpp) on the default model."""
     model, _ = resolve_model_path(None)
     port = free_port()
-    command = [binary, "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", str(default_threads()), "-c", "4096"]
+    command = [binary or llama_server_binary(), "-m", str(model), "--host", "127.0.0.1", "--port", str(port), "-t", str(default_threads()), "-c", "4096"]
     with _running(command, port) as url:
         yield url

@@ -16,6 +16,7 @@ import pytest
 from remote_servers import free_port, llama_cpp_python_server
 
 from qualm import prompts
+from qualm.evaluation.report import load_runs
 from qualm.model import CancelToken, GenerationOptions, load_model
 from qualm.model.remote import RemoteError
 from qualm.model.remote.backend import OpenAIBackend
@@ -151,3 +152,37 @@ def test_qualm_model_says_what_the_probe_found(server):
     assert facts["scoring code in the file"] == "yes" and "entropy is a bound" in facts["alternatives per token"]
     down = subprocess.run([sys.executable, "-m", "qualm", "model", "--backend", "openai", "--endpoint", f"http://127.0.0.1:{free_port()}"], capture_output=True, text=True, timeout=120)
     assert down.returncode != 0 and "cannot reach the model server" in down.stderr and "Traceback" not in down.stderr
+
+
+TINY_PROBLEMS = [
+    {"task_id": "tiny/inc", "prompt": 'def inc(x: int) -> int:\n    """Return x plus one."""\n', "entry_point": "inc", "tests": ["assert inc(1) == 2"]},
+    {"task_id": "tiny/neg", "prompt": 'def neg(x: int) -> int:\n    """Return minus x."""\n', "entry_point": "neg", "tests": ["assert neg(2) == -2"]},
+    {"task_id": "tiny/dbl", "prompt": 'def dbl(x: int) -> int:\n    """Return twice x."""\n', "entry_point": "dbl", "tests": ["assert dbl(3) == 6"]},
+]
+
+
+def test_qualm_eval_runs_problems_in_flight_against_the_server_and_resumes_from_its_cache(server, tmp_path):
+    import json
+    import subprocess
+    import sys
+
+    problems = tmp_path / "tiny.jsonl"
+    problems.write_text("".join(json.dumps(p) + "\n" for p in TINY_PROBLEMS))
+    cache, out = tmp_path / "cache", tmp_path / "out"
+    command = [sys.executable, "-m", "qualm", "eval", "--backend", "openai", "--endpoint", server, "-d", str(problems)]
+    command += ["--methods", "lexical,consistency", "--n-samples", "2", "--in-flight", "3", "--cache", str(cache), "--out", str(out)]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert first.returncode == 0, first.stderr[-3000:]
+    (run,) = load_runs(out / "results.json")
+    assert run.task_ids == [p["task_id"] for p in TINY_PROBLEMS] and len(run.labels) == 3
+    assert run.model.endswith(".gguf") and all(run.labels)  # the served name; the greedy solutions pass
+    # the cache is keyed by the endpoint's identity (endpoint, served model, fingerprint)
+    (model_dir,) = list(cache.iterdir())
+    assert model_dir.name.startswith("endpoint-")
+    cached = sorted(model_dir.rglob("*.json"))
+    assert len([p for p in cached if p.name == "samples.json"]) == 3
+    stamps = {p: p.stat().st_mtime_ns for p in cached}
+    second = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    assert second.returncode == 0, second.stderr[-3000:]
+    assert {p: p.stat().st_mtime_ns for p in sorted(model_dir.rglob("*.json"))} == stamps  # nothing recomputed
+    assert load_runs(out / "results.json")[0].labels == run.labels

@@ -112,13 +112,21 @@ def _sse(events: list[dict]) -> httpx.Response:
 
 
 def _vllm_stream(body: dict) -> httpx.Response:
-    n = body["logprobs"]
-    tokens = [(" a", -0.05), (" b", -0.7)]
-    events = [
-        {"choices": [{"index": 0, "text": t, "logprobs": {"tokens": [t], "token_logprobs": [lp], "top_logprobs": [{t: lp, **{f" z{i}": lp - 1 - i for i in range(n - 1)}}], "text_offset": [i]}, "finish_reason": None}]}
-        for i, (t, lp) in enumerate(tokens)
-    ]
-    events.append({"choices": [{"index": 0, "text": "", "logprobs": None, "finish_reason": "length"}]})
+    """A streamed completion; with ``n``, answer i's events carry ``index`` i, interleaved as vLLM
+    sends them (each answer's tokens as they come, its own finish_reason), answer i one token longer."""
+    top = body["logprobs"]
+    n = body.get("n", 1)
+    answers = [[(f" a{i}", -0.05), (" b", -0.7)] + [(" c", -0.2)] * i for i in range(n)] if n > 1 else [[(" a", -0.05), (" b", -0.7)]]
+    events = []
+    for step in range(max(len(a) for a in answers) + 1):
+        for i, answer in enumerate(answers):
+            if step < len(answer):
+                t, lp = answer[step]
+                alts = {t: lp, **{f" z{k}": lp - 1 - k for k in range(top - 1)}}
+                logprobs = {"tokens": [t], "token_logprobs": [lp], "top_logprobs": [alts], "text_offset": [step]}
+                events.append({"choices": [{"index": i, "text": t, "logprobs": logprobs, "finish_reason": None}]})
+            elif step == len(answer):
+                events.append({"choices": [{"index": i, "text": "", "logprobs": None, "finish_reason": "length"}]})
     return _sse(events)
 
 
@@ -169,6 +177,24 @@ def test_vllm_is_probed_and_asked_for_what_it_offers():
     assert scoring["prompt_logprobs"] == 5 and isinstance(scoring["prompt"], list)
 
 
+def test_vllm_samples_of_one_prompt_share_one_request_with_n():
+    server = vllm_server()
+    backend = backend_on(server)
+    prompt, other = prompts.plan_generation("def f():\n"), prompts.code_generation("def f():\n")
+    sampled = [(prompt, GenerationOptions(max_tokens=8, temperature=0.8, top_p=0.95, seed=5 + i)) for i in range(3)]
+    greedy = [(other, GenerationOptions(max_tokens=8)), (other, GenerationOptions(max_tokens=8))]
+    seen: list[int] = []
+    traces = backend.generate_batch([sampled[0], greedy[0], sampled[1], greedy[1], sampled[2]], on_progress=seen.append)
+    streamed = [b for p, b in server.requests if p == "/v1/completions" and b.get("stream") and b["max_tokens"] == 8]
+    # the three samples: one request, n=3, the first job's seed; greedy answers are never grouped
+    assert sorted(b.get("n", 1) for b in streamed) == [1, 1, 3]
+    assert next(b for b in streamed if b.get("n") == 3)["seed"] == 5
+    # answers come back in the jobs' order, each from its own index of the interleaved stream
+    assert [t.text for t in traces] == [" a0 b", " a b", " a1 b c", " a b", " a2 b c c"]
+    assert all(t.stop_reason == "length" for t in traces) and "n=3" in traces[0].extra["request"]
+    assert max(seen) == sum(len(t.tokens) for t in traces)
+
+
 def test_llama_server_cannot_score_code_in_the_file_and_says_why():
     stream = [
         {"content": "x", "completion_probabilities": [{"id": 87, "token": "x", "bytes": [120], "logprob": -0.2, "top_logprobs": [{"id": 87, "token": "x", "bytes": [120], "logprob": -0.2}]}], "stop": False},
@@ -208,6 +234,25 @@ def test_errors_in_words():
     )
     with pytest.raises(RemoteError, match="failed during /v1/completions: CUDA out of memory"):
         backend_on(mid)
+
+
+def test_an_answer_cut_short_without_a_finish_reason_is_an_error_not_an_end():
+    # llama-cpp-python's server (app.py, get_event_publisher, --interrupt_requests on by default)
+    # sends [DONE] with no finish_reason when another request arrives during an answer
+    server = vllm_server()
+    tokens = []
+
+    def cut(body: dict) -> httpx.Response:
+        if body.get("max_tokens") == 4:  # the probe's short answer is left whole
+            return _vllm_stream(body)
+        whole = _vllm_stream(body).text.split("\n\n")
+        return httpx.Response(200, text="\n\n".join(whole[:2]) + "\n\ndata: [DONE]\n\n", headers={"content-type": "text/event-stream"})
+
+    server.routes[("POST", "/v1/completions")] = lambda body: cut(body) if body.get("stream") else _vllm_prompt_logprobs(body)
+    backend = backend_on(server)
+    with pytest.raises(RemoteError, match="cut short.*--interrupt_requests false"):
+        backend.generate(prompts.code_generation("def f():\n"), GenerationOptions(max_tokens=8), on_token=tokens.append)
+    assert [t.text for t in tokens] == [" a", " b"]  # what was shown stays shown
 
 
 def test_llama_cpp_python_echo_is_read_one_position_back():

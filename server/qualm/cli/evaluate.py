@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import typer
@@ -15,6 +16,7 @@ from ..terminal import console
 from .common import CliError, ModelFlags, load_backend, problem_log, with_model_flags
 
 Progress = Callable[[int, int, str, str], None]  # as qualm.evaluation.runner.Progress
+REMOTE_IN_FLIGHT = 8  # problems at once against a server: enough to keep its batch full between stages
 
 
 @with_model_flags
@@ -27,6 +29,7 @@ def eval_(
     n_samples: int = typer.Option(10, "--n-samples", help="Code samples for the consistency baselines (the paper's N)."),
     symbolic_timeout: float = typer.Option(5.0, "--symbolic-timeout", help="CrossHair's seconds per comparison in Symbolic Clustering."),
     symbolic_jobs: int | None = typer.Option(None, "--symbolic-jobs", min=1, help="Problems clustered at once by Symbolic Clustering (default: every core; the model is idle by then)."),
+    in_flight: int | None = typer.Option(None, "--in-flight", min=1, help="Problems whose model work runs at once (default: 1 with a local model, 8 with --backend openai; the server never gets more than model.max_concurrency requests at once)."),
     calibration: str | None = typer.Option(None, "--calibration", help="Where to fit P(pass): a data set as DATASET[:SPLIT[:LIMIT]], e.g. mbpp:calibration:90 (never the test split), or the results.json of a three-axis run on one (no model work)."),
     out: Path = typer.Option(Path("results/eval"), "--out", help="Folder for results.json, table.md, claims.md and the plots."),
     cache: Path | None = typer.Option(None, "--cache", help="Pipeline cache (default: qualm's cache folder/eval); a run resumes from it."),
@@ -50,6 +53,8 @@ def eval_(
         raise CliError(str(exc)) from exc
     settings = flags.settings(seed=seed)
     backend = load_backend(settings)
+    # a local model decodes one problem at a time whatever runs around it; a server batches many
+    plan = replace(plan, in_flight=in_flight or (REMOTE_IN_FLIGHT if backend.info.capabilities.remote else 1))
     command = "qualm eval " + " ".join(sys.argv[2:]) if len(sys.argv) > 2 else "qualm eval"
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), TextColumn("left"), TimeRemainingColumn())
     with Progress(*columns, console=console(stderr=True)) as bar:

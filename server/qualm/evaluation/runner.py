@@ -11,7 +11,9 @@ any model is loaded; :func:`run_evaluation` then does the model work and compute
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,6 +50,7 @@ class EvalPlan:
     options: PipelineOptions = field(default_factory=PipelineOptions)
     symbolic: SymbolicConfig = field(default_factory=SymbolicConfig)
     symbolic_jobs: int = 0  # problems clustered at once; 0: one per core (the model is idle by then)
+    in_flight: int = 1  # problems whose model work runs at once (more than 1 pays with a server)
 
     def __post_init__(self) -> None:
         unknown = [g for g in self.groups if g not in GROUPS]
@@ -69,21 +72,38 @@ def collect(
     on_progress: Progress | None = None,
     cancel: CancelToken | None = None,
 ) -> list[ProblemData]:
-    """Run (or read from the cache) every needed step of every problem."""
+    """Run (or read from the cache) every needed step of every problem, ``plan.in_flight`` problems
+    at once (an inference server works on several; each problem has its own cache folder). The
+    first error stops the problems not yet begun and is raised; finished problems stay cached."""
     options = PipelineOptions(**{**plan.options.__dict__, "steps": plan.steps()})
     key = settings_key(settings, options)
-    out: list[ProblemData] = []
-    for i, problem in enumerate(problems):
+    stop = CancelToken(cancel)  # the caller's, or this run's after an error
+    finished = [0]
+    lock = threading.Lock()
+
+    def one(i: int, problem: Problem) -> ProblemData:
         cache = ProblemCache(problem_dir(cache_root, identity.key, key, problem))
-        steps = run_problem(
-            backend, problem, settings, options, cache, cancel,
-            on_step=(lambda step, i=i, tid=problem.task_id: on_progress(i, len(problems), tid, step)) if on_progress else None,
-        )
+        on_step = (lambda step: on_progress(finished[0], len(problems), problem.task_id, step)) if on_progress else None
+        steps = run_problem(backend, problem, settings, options, cache, stop, on_step=on_step)
         label = steps.get("label", {})
-        out.append(ProblemData(problem.task_id, bool(label.get("passed")), steps, problem.entry_point, cache))
+        with lock:
+            finished[0] += 1
+            done = finished[0]
         if on_progress is not None:
-            on_progress(i + 1, len(problems), problem.task_id, "done")
-    return out
+            on_progress(done, len(problems), problem.task_id, "done")
+        return ProblemData(problem.task_id, bool(label.get("passed")), steps, problem.entry_point, cache)
+
+    if plan.in_flight <= 1:
+        return [one(i, p) for i, p in enumerate(problems)]
+    with ThreadPoolExecutor(max_workers=plan.in_flight, thread_name_prefix="qualm-eval") as pool:
+        futures = [pool.submit(one, i, p) for i, p in enumerate(problems)]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            stop.cancel()
+            for f in futures:
+                f.cancel()
+            raise
 
 
 @dataclass(frozen=True)

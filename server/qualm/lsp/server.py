@@ -25,7 +25,7 @@ from ..engine import Assessment, Completion, Document, PlacedToken, SampleCache,
 from ..ensemble import Calibration
 from ..lang import FunctionSource, Language
 from ..marks import Mark
-from ..model import CancelToken, ModelBackend, load_model
+from ..model import CancelToken, ModelBackend, ModelUnreachable, load_model
 from ..settings import Settings, SettingsError
 from .protocol import STATUS
 from .worker import ModelWorker
@@ -185,10 +185,19 @@ class QualmServer(LanguageServer):
         if self.state == "ready":
             self.set_status("busy", "working")
         try:
-            return await future
+            result = await future
         except asyncio.CancelledError:
             token.cancel()  # $/cancelRequest: the model stops at the next token
             raise
+        except ModelUnreachable as exc:
+            # the inference server failed after start-up (down, overloaded, cut mid-answer): the
+            # status bar says so until a request gets through again; what was shown stays
+            self.set_status("unreachable", str(exc))
+            self.log(f"qualm: the model server failed: {exc}", types.MessageType.Warning)
+            raise
+        if self.state == "unreachable" and self.backend is not None:
+            self.set_status("busy" if self.worker.busy else "ready", "working" if self.worker.busy else self.backend.info.summary())
+        return result
 
     def _worker_idle(self) -> None:
         # Back to ready when the model really has nothing to do, not when a request stopped waiting.

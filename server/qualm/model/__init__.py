@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ..backends import BACKENDS, UnknownBackend, backend_entry
 from ..settings import ModelSettings
-from .backend import CancelToken, Capabilities, GenerationOptions, ModelBackend, ModelInfo, ModelRuntimeError, TeacherForcingUnavailable
+from .backend import CancelToken, Capabilities, GenerationOptions, ModelBackend, ModelInfo, ModelRuntimeError, ModelUnreachable, TeacherForcingUnavailable
 from .files import DEFAULT_MODEL, ModelFileError
 from .identity import ModelIdentity
 
@@ -29,6 +29,7 @@ __all__ = [
     "ModelIdentity",
     "ModelInfo",
     "ModelRuntimeError",
+    "ModelUnreachable",
     "TeacherForcingUnavailable",
     "UnknownBackend",
     "load_model",

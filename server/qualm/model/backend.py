@@ -18,17 +18,20 @@ from .text_stream import TextStream
 
 
 class CancelToken:
-    """Set from any thread; the decoding loop checks it before every token."""
+    """Set from any thread; the decoding loop checks it before every token. A token made with
+    parents is also cancelled when one of them is: an operation's own token, joined to its caller's,
+    that the operation cancels when one of its parts fails, to stop the others."""
 
-    def __init__(self) -> None:
+    def __init__(self, *parents: CancelToken | None) -> None:
         self._event = threading.Event()
+        self._parents = tuple(p for p in parents if p is not None)
 
     def cancel(self) -> None:
         self._event.set()
 
     @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self._event.is_set() or any(p.cancelled for p in self._parents)
 
 
 @dataclass(frozen=True)
@@ -147,6 +150,11 @@ def generated_trace(stream: TextStream, options: GenerationOptions, *, model: st
 
 class ModelRuntimeError(RuntimeError):
     """The model failed while running (context overflow, decode error)."""
+
+
+class ModelUnreachable(ModelRuntimeError):
+    """The model runs elsewhere (an inference server) and a request to it failed: down, overloaded,
+    cut mid-answer. Unlike other runtime errors a later request may succeed."""
 
 
 class TeacherForcingUnavailable(ModelRuntimeError):

@@ -32,6 +32,25 @@ from .wire import WireFormatError, WireToken, llama_cpp_python_echo_tokens, llam
 
 log = logging.getLogger("qualm.model")
 
+# Engines whose completions take ``n`` answers to one prompt in one request (one prefill); llama.cpp's
+# servers take one answer a request. MAX_N: at most this many answers a request.
+N_ENGINES = frozenset({"vllm", "sglang"})
+MAX_N = 16
+# An answer whose stream ended without a finish reason was cut short, not finished: llama-cpp-python's
+# server does that to a running answer when another request arrives (its --interrupt_requests).
+CUT_SHORT = (
+    "the server ended the answer without saying why (cut short, not finished): another client's request may have"
+    " interrupted it (llama-cpp-python's server: start it with --interrupt_requests false)"
+)
+
+
+class AnswerCutShort(RemoteError):
+    """The answer's stream ended without a finish reason (CUT_SHORT)."""
+
+
+# Engines that decode one request at a time: more in flight only queue (or interrupt each other).
+ONE_AT_A_TIME = frozenset({"llama-cpp-python"})
+
 # Qwen2.5's chat format (ChatML with its default system message) for a user-only conversation:
 # the default model's family, used where the server gives no template and none is configured.
 CHATML_TEMPLATE = (
@@ -47,12 +66,21 @@ class OpenAIBackend:
         self._settings = settings
         self._client = client or RemoteClient(ClientConfig(settings.endpoint, settings.api_key_env, settings.timeout_s, settings.retries))
         self._closed = False
+        # Every request holds a slot: samples, concurrent problems of an evaluation and editor
+        # requests together never have more than max_concurrency answers in flight on the server.
+        self._slots = threading.BoundedSemaphore(max(1, settings.max_concurrency))
         try:
             self.endpoint = self._probe()
         except Exception:
             self._client.close()
             raise
         e = self.endpoint
+        in_flight = max(1, settings.max_concurrency)
+        if e.engine in ONE_AT_A_TIME:
+            # llama-cpp-python's server decodes one request at a time and, by default, cuts the
+            # running answer short when another arrives: qualm never sends it two at once
+            in_flight = 1
+            self._slots = threading.BoundedSemaphore(1)
         self._info = ModelInfo(
             name=e.model,
             identity=ModelIdentity("endpoint", e.identity_digest(self._client.root), e.model, f"{self._client.root} {e.model}"),
@@ -69,7 +97,7 @@ class OpenAIBackend:
                 ("vocabulary", f"{e.vocab_size:,} ({e.vocab_note})"),
                 ("context", f"{e.context_length:,} tokens" if e.context_length else "not reported"),
                 ("chat template", "the server's" if e.chat_template else (settings.chat_template or "built-in ChatML (Qwen2.5)")),
-                ("requests in flight", str(settings.max_concurrency)),
+                ("requests in flight", f"at most {in_flight}" + (f" ({e.engine} serves one at a time)" if e.engine in ONE_AT_A_TIME else "")),
             ),
             chat_template=self._template,
         )
@@ -98,10 +126,19 @@ class OpenAIBackend:
         self._template = template or self._template_from_settings()
         # One short greedy answer with logprobs: does the server give them, how many, and the
         # fingerprint of the model behind the name.
-        tokens = [t for t, _ in self._stream_tokens(FINGERPRINT_PROMPT, GenerationOptions(max_tokens=4, temperature=0.0, top_alternatives=1)) if t is not None]
+        tokens: list[WireToken] = []
+        failure: AnswerCutShort | None = None
+        try:
+            for _, tok, _ in self._stream_tokens(FINGERPRINT_PROMPT, GenerationOptions(max_tokens=4, temperature=0.0, top_alternatives=1)):
+                if tok is not None:
+                    tokens.append(tok)
+        except AnswerCutShort as exc:  # llama-cpp-python without logits_all ends the stream at once
+            failure = exc
         if not tokens or not any(t.top or t.logprob is not None for t in tokens):
             hint = " (llama-cpp-python's server: start it with --logits_all true)" if engine == "llama-cpp-python" else ""
-            raise RemoteError(f"{self._client.root} ({engine}) returned no log-probabilities: qualm cannot measure uncertainty without them{hint}")
+            raise RemoteError(f"{self._client.root} ({engine}) returned no log-probabilities: qualm cannot measure uncertainty without them{hint}") from failure
+        if failure is not None:
+            raise failure
         top_n = max(len(t.top) for t in tokens)
         prompt_ok, note = self._probe_prompt_logprobs(engine)
         return EndpointInfo(
@@ -148,33 +185,7 @@ class OpenAIBackend:
         return render_chat(template, [{"role": "user", "content": prompt.user}]) + thinking_off_marker(template) + prompt.assistant_prefix
 
     def generate(self, prompt: ChatPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
-        self._ensure_open()
-        t0 = time.perf_counter()
-        rendered = self.render_prompt(prompt)
-        stream = TextStream(prompt.stop, on_token, prompt.ends)
-        stop_reason = "length"
-        n = 0
-        tokens = self._stream_tokens(rendered, options)
-        try:
-            for tok, finish in tokens:
-                if tok is None:  # the answer ended
-                    stop_reason = "eos" if finish == "stop" else "length"
-                    break
-                if cancel is not None and cancel.cancelled:
-                    stop_reason = "cancelled"
-                    break
-                n += 1
-                stats = token_stats(tok, self._vocab, self._settings.entropy_estimate, options.top_alternatives)  # type: ignore[arg-type]
-                if stream.push(tok.raw, stats):
-                    stop_reason = stream.stop_kind
-                    break
-                if n >= options.max_tokens:
-                    break
-        finally:
-            tokens.close()  # closes the connection: the server stops decoding this answer
-        stream.finish()
-        extra = {"backend": "openai", "engine": self._engine, "entropy": f"estimate ({self._settings.entropy_estimate}) from the top {self.endpoint.top_logprobs}"}
-        return generated_trace(stream, options, model=self._info.name, prompt=rendered, vocab_size=self._vocab, stop_reason=stop_reason, seconds=time.perf_counter() - t0, extra=extra)
+        return self._decode(prompt, options, 1, on_token, cancel)[0]
 
     def generate_batch(
         self,
@@ -182,11 +193,13 @@ class OpenAIBackend:
         on_progress: Callable[[int], None] | None = None,
         cancel: CancelToken | None = None,
     ) -> list[Trace]:
-        """Concurrent requests, at most ``max_concurrency`` in flight: the engine batches them and
-        its prefix cache shares the prompt. An error cancels the others and is raised."""
+        """Samples as the engine prefers them. vLLM and SGLang: one request with ``n`` per prompt and
+        settings (the prompt is prefilled once; the request's seed is the first job's). Others:
+        concurrent requests that the engine batches, its prefix cache sharing the prompt. At most
+        ``max_concurrency`` requests are in flight; an error cancels the others and is raised."""
         if not jobs:
             return []
-        inner = CancelToken()
+        inner = CancelToken(cancel)  # the caller's, or the batch's own after an error
         produced = [0]
         lock = threading.Lock()
 
@@ -197,16 +210,78 @@ class OpenAIBackend:
             if on_progress is not None:
                 on_progress(total)
 
-        def run(job: tuple[ChatPrompt, GenerationOptions]) -> Trace:
-            return self.generate(job[0], job[1], on_token=count, cancel=_Either(cancel, inner))
+        groups = self._request_groups(jobs)
 
-        with ThreadPoolExecutor(max_workers=min(len(jobs), self._settings.max_concurrency), thread_name_prefix="qualm-remote") as pool:
-            futures = [pool.submit(run, job) for job in jobs]
+        def run(group: list[int]) -> list[Trace]:
+            prompt, options = jobs[group[0]]
+            return self._decode(prompt, options, len(group), count, inner)
+
+        out: list[Trace | None] = [None] * len(jobs)
+        with ThreadPoolExecutor(max_workers=min(len(groups), self._settings.max_concurrency), thread_name_prefix="qualm-remote") as pool:
+            futures = [(group, pool.submit(run, group)) for group in groups]
             try:
-                return [f.result() for f in futures]
+                for group, future in futures:
+                    for i, trace in zip(group, future.result()):
+                        out[i] = trace
             except BaseException:
                 inner.cancel()
                 raise
+        return [t for t in out if t is not None]
+
+    def _request_groups(self, jobs: Sequence[tuple[ChatPrompt, GenerationOptions]]) -> list[list[int]]:
+        """Which jobs share one request: with an engine that takes ``n``, the samples of one prompt
+        with the same settings but their seeds (at most MAX_N a request); else one job a request."""
+        if self._engine not in N_ENGINES:
+            return [[i] for i in range(len(jobs))]
+        groups: dict[tuple, list[int]] = {}
+        for i, (prompt, options) in enumerate(jobs):
+            key = (prompt, options.max_tokens, options.temperature, options.top_p, options.top_alternatives)
+            if options.greedy:  # n greedy answers are one answer n times: never grouped
+                key = (*key, i)
+            groups.setdefault(key, []).append(i)
+        return [g[k : k + MAX_N] for g in groups.values() for k in range(0, len(g), MAX_N)]
+
+    def _decode(self, prompt: ChatPrompt, options: GenerationOptions, n: int, on_token: OnToken | None, cancel: CancelToken | None) -> list[Trace]:
+        """``n`` answers to one prompt from one streamed request (n > 1 only where the engine
+        takes ``n``); each answer ends at its own stop, and the request when all have."""
+        self._ensure_open()
+        t0 = time.perf_counter()
+        rendered = self.render_prompt(prompt)
+        streams = [TextStream(prompt.stop, on_token, prompt.ends) for _ in range(n)]
+        reasons: list[str | None] = [None] * n
+        counts = [0] * n
+        if not self._take_slot(cancel):
+            reasons = ["cancelled"] * n
+        else:
+            events = self._stream_tokens(rendered, options, n)
+            try:
+                for index, tok, finish in events:
+                    if cancel is not None and cancel.cancelled:
+                        reasons = [r or "cancelled" for r in reasons]
+                    elif index < n and reasons[index] is None:
+                        if tok is None:  # this answer ended
+                            reasons[index] = "eos" if finish == "stop" else "length"
+                        else:
+                            counts[index] += 1
+                            stats = token_stats(tok, self._vocab, self._settings.entropy_estimate, options.top_alternatives)  # type: ignore[arg-type]
+                            if streams[index].push(tok.raw, stats):
+                                reasons[index] = streams[index].stop_kind
+                            elif counts[index] >= options.max_tokens:
+                                reasons[index] = "length"
+                    if all(reasons):
+                        break
+            finally:
+                events.close()  # closes the connection: the server stops decoding these answers
+                self._slots.release()
+        seconds = time.perf_counter() - t0
+        extra = {"backend": "openai", "engine": self._engine, "entropy": f"estimate ({self._settings.entropy_estimate}) from the top {self.endpoint.top_logprobs}"}
+        if n > 1:
+            extra["request"] = f"one request with n={n} (seed {options.seed})"
+        traces = []
+        for stream, reason in zip(streams, reasons):
+            stream.finish()
+            traces.append(generated_trace(stream, options, model=self._info.name, prompt=rendered, vocab_size=self._vocab, stop_reason=reason or "length", seconds=seconds, extra=extra))
+        return traces
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
         self._ensure_open()
@@ -214,12 +289,18 @@ class OpenAIBackend:
             raise TeacherForcingUnavailable(self.endpoint.prompt_logprobs_note)
         t0 = time.perf_counter()
         rendered = self.render_prompt(prompt)
-        tokens = self._score_tokens(rendered, text)
+        cancelled = not self._take_slot(cancel)
+        tokens: list[WireToken] = []
+        if not cancelled:  # as the local backend: a cancelled scoring is an empty trace that says so
+            try:
+                tokens = self._score_tokens(rendered, text)
+            finally:
+                self._slots.release()
         stream = TextStream(())
         for tok in tokens:
             stream.push(tok.raw, token_stats(tok, self._vocab, self._settings.entropy_estimate, top_alternatives))  # type: ignore[arg-type]
         stream.finish()
-        if stream.text != text:
+        if not cancelled and stream.text != text:
             raise RemoteError(f"the server's tokens of the scored code do not rebuild it ({len(stream.text)} of {len(text)} characters): cannot place them")
         return Trace(
             text=stream.text,
@@ -228,7 +309,7 @@ class OpenAIBackend:
             mode="scored",
             prompt=rendered,
             vocab_size=self._vocab,
-            stop_reason="end_of_text",
+            stop_reason="cancelled" if cancelled else "end_of_text",
             seconds=time.perf_counter() - t0,
             extra={"backend": "openai", "engine": self._engine},
         )
@@ -243,6 +324,13 @@ class OpenAIBackend:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def _take_slot(self, cancel: CancelToken | None) -> bool:
+        """Wait for a free request slot; False when cancelled while waiting."""
+        while not self._slots.acquire(timeout=0.1):
+            if cancel is not None and cancel.cancelled:
+                return False
+        return True
 
     def _ensure_open(self) -> None:
         if self._closed:
@@ -260,35 +348,43 @@ class OpenAIBackend:
             body.update(top_k=-1, min_p=0.0)
         return body
 
-    def _stream_tokens(self, prompt_text: str, options: GenerationOptions) -> Iterator[tuple[WireToken | None, str]]:
-        """(token, "") for each token as it arrives, then (None, finish reason)."""
-        n = max(1, self._settings.top_logprobs)
+    def _stream_tokens(self, prompt_text: str, options: GenerationOptions, n: int = 1) -> Iterator[tuple[int, WireToken | None, str]]:
+        """(answer index, token, "") for each token as it arrives, and (index, None, finish reason)
+        when an answer ends; ``n`` answers to the one prompt (n > 1 only for N_ENGINES)."""
+        top = max(1, self._settings.top_logprobs)
         if self._engine == "llama.cpp":
-            body = {"prompt": prompt_text, "n_predict": options.max_tokens, "n_probs": n, "stream": True, "cache_prompt": True, **self._sampling(options)}
+            body = {"prompt": prompt_text, "n_predict": options.max_tokens, "n_probs": top, "stream": True, "cache_prompt": True, **self._sampling(options)}
             events = self._client.stream_events("/completion", body)
             try:
                 for event in events:
                     for tok in llama_server_tokens(event.get("completion_probabilities")):
-                        yield tok, ""
+                        yield 0, tok, ""
                     if event.get("stop"):
-                        yield None, "stop" if event.get("stop_type") in ("eos", "word") else "length"
+                        yield 0, None, "stop" if event.get("stop_type") in ("eos", "word") else "length"
                         return
             finally:
                 events.close()
-            return
-        body = {"model": self._model, "prompt": prompt_text, "max_tokens": options.max_tokens, "logprobs": n, "stream": True, **self._sampling(options)}
+            raise AnswerCutShort(CUT_SHORT)
+        body = {"model": self._model, "prompt": prompt_text, "max_tokens": options.max_tokens, "logprobs": top, "stream": True, **self._sampling(options)}
+        if n > 1:
+            body["n"] = n
         events = self._client.stream_events("/v1/completions", body)
+        ended: set[int] = set()
         try:
             for event in events:
                 for choice in event.get("choices") or []:
+                    index = int(choice.get("index") or 0)
                     for tok in openai_tokens(choice.get("logprobs")):
-                        yield tok, ""
+                        yield index, tok, ""
                     if choice.get("finish_reason"):
-                        yield None, str(choice["finish_reason"])
-                        return
+                        ended.add(index)
+                        yield index, None, str(choice["finish_reason"])
+                if len(ended) >= n:
+                    return
         finally:
             events.close()
-        yield None, "stop"
+        if len(ended) < n:  # the stream closed without saying why an answer ended
+            raise AnswerCutShort(CUT_SHORT)
 
     def _score_tokens(self, rendered: str, text: str) -> list[WireToken]:
         """The tokens of ``text`` after ``rendered``, each with the log-probabilities the model gave
@@ -336,17 +432,6 @@ class OpenAIBackend:
     def _tokenize(self, text: str, special: bool) -> list[int]:
         answer = self._client.post_json("/tokenize", {"model": self._model, "prompt": text, "add_special_tokens": special})
         return [int(t) for t in answer["tokens"]]
-
-
-class _Either:
-    """Cancelled when either token is (the caller's, or the batch's own after an error)."""
-
-    def __init__(self, a: CancelToken | None, b: CancelToken):
-        self._a, self._b = a, b
-
-    @property
-    def cancelled(self) -> bool:
-        return self._b.cancelled or (self._a is not None and self._a.cancelled)
 
 
 def load(settings: ModelSettings) -> OpenAIBackend:

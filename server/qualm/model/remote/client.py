@@ -19,12 +19,12 @@ from typing import Any
 
 import httpx
 
-from ..backend import ModelRuntimeError
+from ..backend import ModelUnreachable
 
 RETRY_STATUS = frozenset({408, 429, 500, 502, 503, 504})
 
 
-class RemoteError(ModelRuntimeError):
+class RemoteError(ModelUnreachable):
     """A request to the server failed; the message is meant for the status bar and the CLI (both
     show a ModelRuntimeError's message as it is, without a traceback)."""
 

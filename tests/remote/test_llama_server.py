@@ -1,0 +1,82 @@
+"""The openai backend against llama.cpp's own ``llama-server``, built by scripts/setup from the
+llama.cpp that llama-cpp-python 0.3.36 vendors (scripts/build-llama-server), on the default model.
+
+The in-process backend on the same file is the ground truth: the same prompt text, the same greedy
+tokens, and every exact entropy inside the bounds the server's top-N probabilities give. llama-server
+does not return prompt log-probabilities, so scoring code in the file is refused with that reason and
+an assessment of code in the file leaves the lexical axis out saying why (never a silent zero).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from dataclasses import replace
+
+import pytest
+from remote_servers import llama_server
+
+from qualm import prompts
+from qualm.model import GenerationOptions, TeacherForcingUnavailable, load_model
+
+pytestmark = pytest.mark.model
+
+PROMPT = "def strlen(string: str) -> int:\n    \"\"\" Return length of given string\n    >>> strlen('abc')\n    3\n    \"\"\"\n"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with llama_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def remote(server, settings):
+    backend = load_model(replace(settings.model, backend="openai", endpoint=server, top_logprobs=10))
+    yield backend
+    backend.close()
+
+
+def test_the_probe_finds_llama_cpp_and_that_it_cannot_score(remote):
+    e = remote.endpoint
+    assert e.engine == "llama.cpp" and e.top_logprobs == 10 and e.vocab_size == 151936
+    assert e.chat_template  # the server's own (the GGUF's) template is used
+    assert not e.prompt_logprobs and "log-probabilities of the prompt" in e.prompt_logprobs_note
+    caps = remote.info.capabilities
+    assert caps.remote and not caps.exact_entropy and not caps.teacher_forcing
+
+
+def test_greedy_tokens_match_the_local_model_and_the_bounds_hold(remote, backend):
+    prompt = prompts.code_generation(PROMPT)
+    assert remote.render_prompt(prompt) == backend.render_prompt(prompt)
+    far = remote.generate(prompt, GenerationOptions(max_tokens=16))
+    near = backend.generate(prompt, GenerationOptions(max_tokens=16))
+    assert far.text == near.text and [r.token_id for r in far.tokens] == [r.token_id for r in near.tokens]
+    for a, b in zip(far.tokens, near.tokens):
+        low, high = a.entropy_bounds
+        assert low - 1e-3 <= b.entropy <= high + 1e-3
+        assert a.prob == pytest.approx(b.prob, abs=2e-3)
+
+
+def test_scoring_is_refused_with_its_reason_and_samples_run_concurrently(remote):
+    prompt = prompts.code_generation(PROMPT)
+    with pytest.raises(TeacherForcingUnavailable, match="log-probabilities of the prompt"):
+        remote.score(prompt, "def strlen(s):\n    return len(s)\n")
+    batch = remote.generate_batch([(prompts.plan_generation(PROMPT), GenerationOptions(max_tokens=8, temperature=0.8, top_p=0.95, seed=i)) for i in range(3)])
+    assert [len(t.tokens) for t in batch] == [8, 8, 8] and all(t.mode == "sampled" for t in batch)
+
+
+def test_qualm_score_on_llama_server_says_why_there_is_no_lexical_score(server, tmp_path):
+    source = tmp_path / "f.py"
+    source.write_text("def inc(x):\n    return x + 1\n")
+    out = subprocess.run([sys.executable, "-m", "qualm", "score", str(source), "--backend", "openai", "--endpoint", server], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "Traceback" not in out.stderr
+    assert "log-probabilities of the prompt" in out.stderr
+
+
+def test_qualm_model_names_the_engine(server):
+    out = subprocess.run([sys.executable, "-m", "qualm", "model", "--backend", "openai", "--endpoint", server, "--json"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    facts = json.loads(out.stdout)
+    assert facts["engine"].startswith("llama.cpp") and facts["scoring code in the file"].startswith("no:")

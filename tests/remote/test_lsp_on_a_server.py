@@ -1,0 +1,40 @@
+"""The language server with ``model.backend: "openai"``, driven over stdio as an editor drives it,
+against a real llama-cpp-python server that the test stops and starts again: the status says the
+server failed after start-up, the failed request gets an error (not a silent empty answer), and the
+first request that gets through again brings the status back to ready."""
+
+from __future__ import annotations
+
+import pytest
+from lsp_session import SMALL, URI, run
+from remote_servers import free_port, llama_cpp_python_server
+
+pytestmark = pytest.mark.model
+
+DOC = 'def inc(x: int) -> int:\n    """Return x plus one."""\n'
+
+
+def test_a_server_that_fails_after_start_up_shows_in_the_status_and_recovers():
+    port = free_port()
+    options = {**SMALL, "model": {"backend": "openai", "endpoint": f"http://127.0.0.1:{port}", "retries": 0, "timeout_s": 60}}
+    params = {"textDocument": {"uri": URI}, "position": {"line": 2, "character": 0}, "options": {"maxTokens": 8}}
+
+    async def scenario(s):
+        with llama_cpp_python_server(logits_all=True, port=port) as server:
+            await s.start(options)
+            ready = next(x for x in s.statuses if x["state"] == "ready")
+            assert "entropy bounds" in ready["message"] and "on a server" in ready["message"]
+            s.open(DOC)
+            first = await s.client.protocol.send_request_async("qualm/complete", params)
+            assert first.text and first.tokens
+            server.stop()
+        with pytest.raises(Exception, match="cannot reach the model server"):
+            await s.client.protocol.send_request_async("qualm/complete", params)
+        await s.wait_for(lambda: s.statuses[-1]["state"] == "unreachable", "the unreachable status")
+        assert f"127.0.0.1:{port}" in s.statuses[-1]["message"]
+        with llama_cpp_python_server(logits_all=True, port=port):
+            again = await s.client.protocol.send_request_async("qualm/complete", params)
+            assert again.text == first.text  # greedy: the same answer from the restarted server
+            await s.wait_for(lambda: s.statuses[-1]["state"] == "ready", "ready once a request gets through")
+
+    run(scenario)
