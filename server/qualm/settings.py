@@ -147,6 +147,14 @@ class EditorSettings:
     completion_max_tokens: int = 128
     # What the code lens and the hover lead with: the calibrated chance of passing, or the paper's ensemble.
     headline: str = "chance"
+    # Which doubt colours code the model did not write (scored): "surprisal", the model would not
+    # have written this token (-log p); "entropy", the model was unsure at this place; "either", the
+    # higher of the two levels. Completions are the model's own choice: always entropy.
+    scored_doubt: str = "surprisal"
+    # Acting on a marked token: alternatives at least this likely are offered as code actions, and
+    # "regenerate from here" samples the rest at this temperature (the paper's sampling, 0.8).
+    alternative_floor: float = 0.05
+    regenerate_temperature: float = 0.8
 
 
 @dataclass(frozen=True)
@@ -208,6 +216,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "ensemble.weights.functional": (0, None),
     "editor.max_diagnostics": (0, None),
     "editor.completion_max_tokens": (1, None),
+    "editor.alternative_floor": (0.0, 1.0),
+    "editor.regenerate_temperature": (0.0, 2.0),
 }
 CHOICES: dict[str, tuple[str, ...]] = {
     "model.cpu_extra_buffers": ("auto", "on", "off"),
@@ -216,6 +226,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "functional.sandbox_mode": ("auto", "bubblewrap", "limits"),
     "editor.diagnostic_level": ("low", "medium", "high"),
     "editor.headline": ("chance", "ensemble"),
+    "editor.scored_doubt": ("surprisal", "entropy", "either"),
     "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal", "top_k_unexpected"),
 }
 

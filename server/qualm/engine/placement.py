@@ -41,13 +41,15 @@ class PlacedToken:
         return replace(self, start=self.start + delta, end=self.end + delta)
 
 
-def place(rec: TokenRecord, start: int, end: int, text: str, thresholds: tuple[float, float, float], origin: Origin) -> PlacedToken:
+def place(rec: TokenRecord, start: int, end: int, text: str, thresholds: tuple[float, float, float], origin: Origin, scored_doubt: str = "either") -> PlacedToken:
+    """``scored_doubt`` (``editor.scored_doubt``): which doubt a scored token's level shows:
+    "surprisal", "entropy", or "either" (the higher level). A completion's is always entropy."""
     level = level_of(rec.entropy, thresholds)
     doubt: Doubt = "unsure"
-    if origin == "score":
+    if origin == "score" and scored_doubt != "entropy":
         # Entropy is the expected surprisal, so both are in nats on one scale: the same thresholds.
         by_surprise = level_of(surprisal(rec.prob), thresholds)
-        if LEVELS.index(by_surprise) > LEVELS.index(level):
+        if scored_doubt == "surprisal" or LEVELS.index(by_surprise) > LEVELS.index(level):
             level, doubt = by_surprise, "unexpected"
     return PlacedToken(start, end, text, rec.entropy, rec.prob, level, rec.alternatives, origin, doubt)
 
@@ -79,9 +81,9 @@ class Reindenter:
     stay blank, with no trailing whitespace), so a streamed prefix and the final text agree.
     """
 
-    def __init__(self, indent: str) -> None:
+    def __init__(self, indent: str, at_line_start: bool = False) -> None:
         self.indent = indent
-        self._at_line_start = False
+        self._at_line_start = at_line_start
 
     def feed(self, text: str) -> str:
         if not self.indent:
@@ -101,9 +103,9 @@ class CompletionPlacement:
     """The model's completion tokens, one by one, to the text inserted at ``offset`` and each token's
     place in the document once inserted there. The stream and the final result go through it alike."""
 
-    def __init__(self, offset: int, heal: str, indent: str, thresholds: tuple[float, float, float]) -> None:
+    def __init__(self, offset: int, heal: str, indent: str, thresholds: tuple[float, float, float], at_line_start: bool = False) -> None:
         self._trim = PrefixTrimmer(heal)
-        self._indent = Reindenter(indent)
+        self._indent = Reindenter(indent, at_line_start)
         self._thresholds = thresholds
         self.offset = offset
         self._end = offset

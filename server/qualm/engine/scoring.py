@@ -70,5 +70,5 @@ def score_document(backend: ModelBackend, document: Document, settings: Settings
                 continue
             start, end = to_doc(rec.start), to_doc(rec.end - 1) + 1
             if text[start:end] == rec.text:
-                tokens.append(place(rec, start, end, rec.text, thresholds, "score"))
+                tokens.append(place(rec, start, end, rec.text, thresholds, "score", settings.editor.scored_doubt))
     return DocumentScore(tuple(scores), tuple(sorted(tokens, key=lambda t: t.start)))

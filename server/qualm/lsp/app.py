@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from .features import assess, codelens, completion, documents, hover, lifecycle
+from .features import assess, codelens, completion, documents, hover, lifecycle, regenerate
 from .server import QualmServer
 
-FEATURES = (lifecycle, documents, hover, codelens, assess, completion)
+FEATURES = (lifecycle, documents, hover, codelens, assess, completion, regenerate)
 
 
 def create_server() -> QualmServer:

@@ -14,6 +14,7 @@ MARKS = "qualm/marks"  # notification: {uri, version, marks: [{range, level}]}
 COMPLETE = "qualm/complete"  # request, partial results through $/progress
 ACCEPTED = "qualm/accepted"  # notification: {textDocument, range, text}
 ASSESS = "qualm/assess"  # request with work-done progress
+REGENERATE = "qualm/regenerate"  # request {data: a qualm code action's data, seed?}, partial results through $/progress
 
 ASSESS_COMMAND = "qualm.assessFunction"
 SCORE_COMMAND = "qualm.scoreDocument"

@@ -22,6 +22,7 @@ from pygls.workspace import PositionCodec, TextDocument
 
 from .. import __version__
 from ..engine import Assessment, Completion, Document, PlacedToken, SampleCache, calibration_for
+from ..engine.regeneration import Regeneration
 from ..ensemble import Calibration
 from ..lang import FunctionSource, Language
 from ..marks import Mark
@@ -50,12 +51,26 @@ class DocumentState:
     completions: deque[Completion] = field(default_factory=lambda: deque(maxlen=RECENT_COMPLETIONS))
     # The functions of one version of the text (hover and code lens ask often; parsing is not free).
     parsed: tuple[str, list[FunctionSource]] | None = None
+    # The last rewrite offered from a marked token (qualm.engine.regeneration), with the text the
+    # document will have once it is taken: when the document becomes that text (the user took the
+    # edit, however the client reports the change), the rewrite's tokens become marks.
+    pending: tuple[Regeneration, str] | None = None
 
-    def functions(self, document: Document) -> list[FunctionSource]:
-        """The document's functions, parsed once per text; :class:`SourceError` when it does not parse."""
-        if self.parsed is None or self.parsed[0] is not document.text:
-            self.parsed = (document.text, document.functions())
-        return self.parsed[1]
+    def offer(self, rewrite: Regeneration) -> None:
+        self.pending = (rewrite, self.text[: rewrite.start] + rewrite.text + self.text[rewrite.end :])
+
+    def take_pending(self) -> bool:
+        """Called after every change: when the text is now the pending rewrite's, its tokens become
+        the marks of the rewritten range (replacing any there). True if it was."""
+        if self.pending is None or self.pending[1] != self.text:
+            return False
+        rewrite = self.pending[0]
+        self.pending = None
+        start, stop = rewrite.start, rewrite.start + len(rewrite.text)
+        fresh = [Mark(t.start, t.end, t) for t in rewrite.completion.accepted(start, rewrite.text, self.text)]
+        kept = [m for m in self.marks if m.end <= start or m.start >= stop]
+        self.marks = sorted(kept + fresh, key=lambda m: m.start)
+        return True
 
 
 class QualmServer(LanguageServer):

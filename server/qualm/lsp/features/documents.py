@@ -51,7 +51,8 @@ def register(server: QualmServer) -> None:
             else:  # the whole text replaced: nothing can be said about the old marks
                 state.marks = []
                 state.text = change.text
-        if had_marks:
+        took = state.take_pending()  # a rewrite from a marked token that the user took
+        if had_marks or took:
             publish(ls, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)

@@ -1,0 +1,67 @@
+"""Regenerating from a marked token with the real model: the chosen alternative is forced and the
+rest is what the model writes after it (the same as a completion of the document with that token
+typed in), the forced token keeps the marked token's distribution, nothing outside the rewritten
+run changes, and "regenerate from here" samples reproducibly under a seed."""
+
+from __future__ import annotations
+
+import pytest
+
+from qualm import engine
+from qualm.engine import Document
+from qualm.engine.regeneration import choices, regenerate, run_end
+from qualm.settings import Settings
+
+pytestmark = pytest.mark.model
+
+STUB = 'def largest_gap(values: list[int]) -> int:\n    """Return the largest difference between two neighbouring values."""\n    '
+TAIL = "\n\ndef unrelated():\n    return 1\n"
+SETTINGS = Settings.from_mapping({"editor": {"completion_max_tokens": 48}})
+
+
+@pytest.fixture(scope="module")
+def written(backend):
+    """The document with the model's greedy body accepted, and that completion."""
+    doc = Document(STUB + TAIL)
+    done = engine.complete(backend, doc, len(STUB), SETTINGS)
+    return Document(STUB + done.text + TAIL), done
+
+
+def _forking_token(completion):
+    """The most uncertain token with an alternative that has no trailing whitespace (see below)."""
+    ranked = sorted(completion.tokens, key=lambda t: -t.entropy)
+    for t in ranked:
+        alts = [a for a in choices(t, 0.02) if a.text == a.text.rstrip() and a.text.strip()]
+        if alts:
+            return t, alts[0]
+    pytest.skip("no token with a usable alternative in this completion")
+
+
+def test_a_forced_alternative_continues_as_a_completion_after_it_would(backend, written):
+    doc, done = written
+    token, alt = _forking_token(done)
+    spans = [(t.start, t.end) for t in done.tokens if t.text.strip()]
+    end = run_end(spans, spans.index((token.start, token.end)), doc.text)
+    assert end == len(STUB) + len(done.text.rstrip())  # the rest of the completion, not the next function
+    seen = []
+    result = regenerate(backend, doc, token, end, SETTINGS, choice=alt, on_token=seen.append)
+    first = result.completion.tokens[0]
+    assert first.text == alt.text and first.prob == pytest.approx(alt.prob) and first.entropy == pytest.approx(token.entropy)
+    assert result.replaced == doc.text[token.start : end] and result.text.startswith(alt.text)
+    assert "".join(t.text for t in seen).startswith(result.text[: len(seen[0].text)])
+    # The same text as a completion of the document with the alternative typed in at the token.
+    typed = doc.text[: token.start] + alt.text
+    again = engine.complete(backend, Document(typed + doc.text[end:]), len(typed), SETTINGS)
+    assert result.text == alt.text + again.text
+    # the rewrite covers exactly the run: applying it leaves the following function as it was
+    rewritten = doc.text[: result.start] + result.text + doc.text[result.end :]
+    assert rewritten.endswith(TAIL) and rewritten.startswith(STUB)
+
+
+def test_regenerate_from_here_samples_reproducibly_under_a_seed(backend, written):
+    doc, done = written
+    token, _ = _forking_token(done)
+    end = token.end + 40
+    a = regenerate(backend, doc, token, min(end, len(doc.text) - len(TAIL)), SETTINGS, seed=7)
+    b = regenerate(backend, doc, token, min(end, len(doc.text) - len(TAIL)), SETTINGS, seed=7)
+    assert a.text == b.text and a.choice is None and a.completion.tokens
