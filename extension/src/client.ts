@@ -12,8 +12,10 @@ import {
   TransportKind,
 } from "vscode-languageclient/node";
 import { ServerInfo, judgeHandshake } from "./handshake";
+import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
 import { Choice, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, watchPythonInterpreter } from "./python";
+import { PREVIEW_COMMAND, asPreviewAction } from "./regenerate";
 import { RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
 export type ClientState = StatusParams["state"] | "starting" | "stopped" | "failed";
@@ -111,10 +113,8 @@ export class QualmClient implements vscode.Disposable {
       options: { env: { ...process.env, PYTHONUNBUFFERED: "1" } },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: [
-        { scheme: "file", language: "python" },
-        { scheme: "untitled", language: "python" },
-      ],
+      // qualm.languages restarts the client (RESTART_SETTINGS): a started client keeps its selector
+      documentSelector: documentSelector(readLanguages(config.get<unknown>("languages"))),
       outputChannel: this.log,
       traceOutputChannel: this.log,
       initializationOptions: serverSettings(config),
@@ -135,6 +135,13 @@ export class QualmClient implements vscode.Disposable {
           const handled = this.intercept(command, args);
           return handled !== undefined ? handled : next(command, args);
         },
+        // qualm's actions on a marked token preview their rewrite (regenerate.ts) instead of being
+        // resolved into an edit and applied at once, as a generic client does
+        provideCodeActions: async (document, range, context, token, next) => {
+          const actions = await next(document, range, context, token);
+          return actions?.map(asPreviewAction);
+        },
+        resolveCodeAction: (item, token, next) => (item.command?.command === PREVIEW_COMMAND ? item : next(item, token)),
       },
     };
     const client = new LeveledLanguageClient("qualm", "qualm", serverOptions, clientOptions, this.log);

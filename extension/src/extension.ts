@@ -7,6 +7,9 @@ import { ClientStatus, CommandInterceptor, QualmClient } from "./client";
 import { assessWithProgress, selectModel, serverCommandWithProgress, toggleHighlights } from "./commands";
 import { ACCEPT_COMMAND, InlineCompletions, StreamEvent } from "./completions";
 import { Highlight, Highlights } from "./highlights";
+import { documentSelector, readLanguages } from "./languages";
+import { ACCEPT_COMMAND as ACCEPT_REWRITE, CYCLE_COMMAND, PREVIEW_COMMAND, PreviewEvent, REJECT_COMMAND, Regenerations } from "./regenerate";
+import { RegenerationData } from "./protocol";
 import { readClientSettings, ClientSettings } from "./settings";
 import { StatusItem, showMenu } from "./status";
 
@@ -17,6 +20,7 @@ export interface QualmApi {
   highlights(uri: vscode.Uri): Highlight[];
   onHighlights: vscode.Event<string>;
   onCompletion: vscode.Event<StreamEvent>;
+  onPreview: vscode.Event<PreviewEvent>;
   restart(): Promise<void>;
 }
 
@@ -40,6 +44,7 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
       : undefined;
   const qualm = new QualmClient(context, output, intercept);
   const completions = new InlineCompletions(qualm, settings);
+  const rewrites = new Regenerations(qualm, (editor, marks) => highlights.paintRanges(editor, marks));
 
   context.subscriptions.push(
     output,
@@ -47,6 +52,7 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
     highlights,
     qualm,
     completions,
+    rewrites,
     qualm.onStatus((s) => {
       status.show(s);
       // A new server process knows no marks: drop ours, or they would outlive their hovers.
@@ -57,11 +63,15 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
       if (e.kind === "finished" || e.kind === "accepted") status.streaming(undefined);
       else status.streaming({ tokens: e.stream.tokens.length, uncertain: e.stream.tokens.filter((t) => t.level !== "confident").length });
     }),
-    vscode.languages.registerInlineCompletionItemProvider([{ language: "python", scheme: "file" }, { language: "python", scheme: "untitled" }], completions),
+    registerForLanguages(completions),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration("qualm.highlights")) highlights.renderAll();
     }),
     vscode.commands.registerCommand(ACCEPT_COMMAND, (id: number, text: string) => completions.accepted(id, text)),
+    vscode.commands.registerCommand(PREVIEW_COMMAND, (data: RegenerationData, title: string) => rewrites.preview(data, title)),
+    vscode.commands.registerCommand(ACCEPT_REWRITE, () => rewrites.accept()),
+    vscode.commands.registerCommand(REJECT_COMMAND, () => rewrites.reject()),
+    vscode.commands.registerCommand(CYCLE_COMMAND, () => rewrites.cycleAlternatives()),
     vscode.commands.registerCommand("qualm.triggerCompletion", () => vscode.commands.executeCommand("editor.action.inlineSuggest.trigger")),
     vscode.commands.registerCommand("qualm.assessFunctionAtCursor", () => {
       const editor = vscode.window.activeTextEditor;
@@ -91,8 +101,29 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
     highlights: (uri) => highlights.get(uri),
     onHighlights: highlights.onDidChange,
     onCompletion: completions.onStream,
+    onPreview: rewrites.onPreview,
     restart: () => qualm.restart(),
   };
+}
+
+/** The inline completions and the `qualm.languages` context key (the menus' `when` clauses) for the
+ * languages of `qualm.languages`, registered again when the setting changes. */
+function registerForLanguages(completions: vscode.InlineCompletionItemProvider): vscode.Disposable {
+  let provider: vscode.Disposable | undefined;
+  const register = () => {
+    const languages = readLanguages(vscode.workspace.getConfiguration("qualm").get<unknown>("languages"));
+    provider?.dispose();
+    provider = vscode.languages.registerInlineCompletionItemProvider(documentSelector(languages), completions);
+    void vscode.commands.executeCommand("setContext", "qualm.languages", languages);
+  };
+  register();
+  const watch = vscode.workspace.onDidChangeConfiguration((e) => {
+    if (e.affectsConfiguration("qualm.languages")) register();
+  });
+  return new vscode.Disposable(() => {
+    watch.dispose();
+    provider?.dispose();
+  });
 }
 
 // VS Code awaits deactivate() but not dispose(): stop the server here so it exits cleanly.

@@ -9,7 +9,7 @@ import { Level, isLevel } from "./levels";
 export const SERVER_SECTIONS = ["model", "generation", "lexical", "algorithmic", "functional", "ensemble", "editor"] as const;
 
 /** Settings that need the server process restarted rather than re-read. */
-export const RESTART_SETTINGS = ["qualm.python"];
+export const RESTART_SETTINGS = ["qualm.python", "qualm.languages"];
 
 /** The extension's own settings (the ghost text's token budget is the server's
  * qualm.editor.completion_max_tokens, read there). */
@@ -24,7 +24,7 @@ export interface ClientSettings {
 export type Getter = <T>(key: string, fallback: T) => T;
 
 export function readClientSettings(get: Getter): ClientSettings {
-  const level = get<string>("highlights.minimumLevel", "low");
+  const level = get<string>("highlights.minimumLevel", "low"); // the server marks medium and up by default (editor.highlight_level)
   return {
     python: get<string>("python", ""),
     inlineEnabled: get<boolean>("inline.enabled", true),

@@ -143,6 +143,9 @@ class EditorSettings:
     """How the language server presents uncertainty."""
 
     diagnostic_level: str = "medium"  # lowest token level that gets a diagnostic: low | medium | high
+    # Lowest level coloured in the editor (sent in qualm/marks): calm by default, only what the
+    # thresholds call medium or high. Neighbouring tokens at or above it are one span with one hover.
+    highlight_level: str = "medium"
     max_diagnostics: int = 50  # per document, the most uncertain first
     completion_max_tokens: int = 128
     # What the code lens and the hover lead with: the calibrated chance of passing, or the paper's ensemble.
@@ -158,6 +161,20 @@ class EditorSettings:
 
 
 @dataclass(frozen=True)
+class CheckSettings:
+    """The gate of ``qualm check`` (CI, pre-commit): a function fails it below this chance of passing
+    (with --assess), or, scored only, above this lexical score. Defaults chosen on the tune pairs and
+    measured on the holdout pairs of issue 23 (README, ``qualm check``)."""
+
+    min_chance: float = 0.3
+    # The score-only gate: the surprisal of the body's least likely token, -ln p_min (nats): the same
+    # order as lexical.assess_signal's max_probability (the best lexical signal measured on right/wrong
+    # pairs) and the lexical feature of the shipped chance of passing, on a scale a threshold can use.
+    score: str = "max_surprisal"
+    max_score: float = 11.0
+
+
+@dataclass(frozen=True)
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     generation: GenerationSettings = field(default_factory=GenerationSettings)
@@ -166,6 +183,7 @@ class Settings:
     functional: FunctionalSettings = field(default_factory=FunctionalSettings)
     ensemble: EnsembleSettings = field(default_factory=EnsembleSettings)
     editor: EditorSettings = field(default_factory=EditorSettings)
+    check: CheckSettings = field(default_factory=CheckSettings)
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | None) -> Settings:
@@ -216,6 +234,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "ensemble.weights.functional": (0, None),
     "editor.max_diagnostics": (0, None),
     "editor.completion_max_tokens": (1, None),
+    "check.min_chance": (0, 1),
+    "check.max_score": (0, None),
     "editor.alternative_floor": (0.0, 1.0),
     "editor.regenerate_temperature": (0.0, 2.0),
 }
@@ -225,7 +245,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "model.entropy_estimate": ("geometric", "lower", "midpoint"),
     "functional.sandbox_mode": ("auto", "bubblewrap", "limits"),
     "editor.diagnostic_level": ("low", "medium", "high"),
+    "editor.highlight_level": ("low", "medium", "high"),
     "editor.headline": ("chance", "ensemble"),
+    # the lexical scores in nats (qualm.check.gate), so that one threshold, check.max_score, reads the same
+    "check.score": ("max_surprisal", "top_k_surprisal", "mean_surprisal", "top_k_unexpected", "top_k_entropy", "max_entropy", "mean_entropy"),
     "editor.scored_doubt": ("surprisal", "entropy", "either"),
     "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal", "top_k_unexpected"),
 }

@@ -63,7 +63,7 @@ def test_handshake_status_and_unsupported_documents(script):
     async def scenario(s: Session):
         await s.start(options(script))
         ok = await s.client.protocol.send_request_async("qualm/handshake", {"clientVersion": "0.1.0", "protocol": 2})
-        assert ok.compatible and ok.protocol == 2 and list(ok.languages) == ["python"] and ok.serverVersion
+        assert ok.compatible and ok.protocol == 2 and list(ok.languages) == ["python", "javascript", "javascriptreact", "typescript", "typescriptreact"] and ok.serverVersion
         old = await s.client.protocol.send_request_async("qualm/handshake", {"clientVersion": "0.0.9", "protocol": 1})
         assert not old.compatible and "older" in old.message and "0.0.9" in old.message
         status = plain(await s.command("qualm.status"))
@@ -210,5 +210,32 @@ def test_a_null_where_a_value_is_required_is_refused_by_name(script):
         s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": options(script, model={"backend": "scripted", "path": str(script), "n_ctx": None})}))
         await s.wait_for(lambda: any("qualm.model.n_ctx cannot be null" in m for m in s.messages), "the settings error")
         assert plain(await s.command("qualm.status"))["state"] == "ready"  # the old settings stay
+
+    run(scenario)
+
+
+def test_calm_highlights_by_default_and_neighbours_as_one_span_with_one_hover(script):
+    async def scenario(s: Session):
+        await s.start(options(script, editor={"diagnostic_level": "low", "highlight_level": "low"}))
+        s.open(DOC, URI)
+        end = line_col(DOC, len(DOC))
+        result = await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": URI}, "position": {"line": end[0], "character": end[1]}})
+        s.change(2, end, end, result.text, URI)
+        s.client.protocol.notify("qualm/accepted", {"textDocument": {"uri": URI}, "text": result.text, "range": {"start": {"line": end[0], "character": end[1]}}})
+        await s.wait_for(lambda: URI in s.marks, "marks for the completion")
+        marks = s.marks[URI]["marks"]
+        # " * 2": the high " *" and the low " 2" side by side are one span
+        assert [m["level"] for m in marks] == ["high", "low"] and marks[0]["span"] == marks[1]["span"]
+        two = line_col(DOC + result.text, len(DOC) + result.text.index("2"))
+        hover = await s.hover(*two, uri=URI)
+        value = hover.contents.value
+        assert "2 uncertain tokens in a row" in value and value.index("` *`") < value.index("**` 2`**")
+        star = line_col(DOC + result.text, len(DOC) + result.text.index("*") - 1)
+        assert (hover.range.start.line, hover.range.start.character) == star  # the hover covers the span
+        # the default, calm: only what the thresholds call medium or high is coloured
+        s.client.workspace_did_change_configuration(t.DidChangeConfigurationParams(settings={"qualm": options(script)}))
+        s.change(3, two, two, "", URI)  # any change republishes the marks
+        await s.wait_for(lambda: s.marks[URI]["version"] == 3, "marks after the settings change")
+        assert [m["level"] for m in s.marks[URI]["marks"]] == ["high"]
 
     run(scenario)

@@ -7,9 +7,10 @@ Adding a language is one module (``qualm/lang/<name>.py`` or a package) that def
 from __future__ import annotations
 
 from .base import CompletionContext, FunctionSource, Language, SourceError
+from .javascript import JAVASCRIPT, TSX, TYPESCRIPT
 from .python import PYTHON
 
-LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (PYTHON,)}
+LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (PYTHON, JAVASCRIPT, TYPESCRIPT, TSX)}
 DEFAULT_LANGUAGE = PYTHON
 
 
@@ -47,8 +48,11 @@ __all__ = [
     "CompletionContext",
     "DEFAULT_LANGUAGE",
     "FunctionSource",
+    "JAVASCRIPT",
     "LANGUAGES",
     "PYTHON",
+    "TSX",
+    "TYPESCRIPT",
     "Language",
     "SourceError",
     "UnsupportedLanguage",
