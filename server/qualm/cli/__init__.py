@@ -16,7 +16,7 @@ from ..lang import SourceError
 from ..model import ModelFileError, ModelRuntimeError, UnknownBackend
 from ..settings import SettingsError
 from ..terminal import console
-from . import assess, calibrate, evaluate, generate, model, score, serve
+from . import assess, calibrate, check, evaluate, generate, model, score, serve
 from .common import CliError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="How far to trust code written by a language model.")
@@ -25,6 +25,7 @@ app.command()(generate.generate)
 app.command()(score.score)
 app.command()(serve.serve)
 app.command()(assess.assess)
+app.command()(check.check)
 app.command()(calibrate.calibrate)
 app.command("eval")(evaluate.eval_)
 app.command()(evaluate.report)
