@@ -4,7 +4,7 @@
 
 import * as vscode from "vscode";
 import { LEVELS, Level, atLeast, isLevel, styleFor } from "./levels";
-import { MarkStore, OffsetMark } from "./marks";
+import { MarkStore, OffsetMark, paintedSpans } from "./marks";
 import { MarksParams } from "./protocol";
 
 export interface Highlight {
@@ -57,7 +57,7 @@ export class Highlights implements vscode.Disposable {
       if (!isLevel(m.level)) continue;
       const start = doc.offsetAt(new vscode.Position(m.range.start.line, m.range.start.character));
       const end = doc.offsetAt(new vscode.Position(m.range.end.line, m.range.end.character));
-      if (end > start) marks.push({ start, end, level: m.level });
+      if (end > start) marks.push({ start, end, level: m.level, span: typeof m.span === "number" ? m.span : undefined });
     }
     if (this.store.set(params.uri, doc.version, marks)) this.render(params.uri);
   }
@@ -66,6 +66,15 @@ export class Highlights implements vscode.Disposable {
     const doc = openDocument(uri.toString());
     if (!doc) return [];
     return this.store.get(uri.toString()).map((m) => ({ range: trimmed(doc, m), level: m.level }));
+  }
+
+  /** Paint marks that are not a document's own (a rewrite's preview) with the same colours and the
+   * same minimum level. */
+  paintRanges(editor: vscode.TextEditor, marks: Highlight[]): void {
+    const min = this.minimum(editor.document.uri);
+    for (const level of LEVELS) {
+      editor.setDecorations(this.types.get(level)!, atLeast(level, min) ? marks.filter((m) => m.level === level).map((m) => m.range) : []);
+    }
   }
 
   clearAll(): void {
@@ -89,10 +98,9 @@ export class Highlights implements vscode.Disposable {
   private paint(editor: vscode.TextEditor): void {
     const on = this.enabled(editor.document.uri);
     const min = this.minimum(editor.document.uri);
-    const marks = on ? this.store.get(editor.document.uri.toString()) : [];
+    const spans = on ? paintedSpans(this.store.get(editor.document.uri.toString()), min) : [];
     for (const level of LEVELS) {
-      const ranges = atLeast(level, min) ? marks.filter((m) => m.level === level).map((m) => trimmed(editor.document, m)) : [];
-      editor.setDecorations(this.types.get(level)!, ranges);
+      editor.setDecorations(this.types.get(level)!, spans.filter((m) => m.level === level).map((m) => trimmed(editor.document, m)));
     }
   }
 

@@ -2,12 +2,31 @@
 // Same rule as the server's marks: an edit that touches a token's text drops its highlight (it no
 // longer shows what the model wrote), an edit before it shifts it, an edit after it leaves it.
 
-import { Level } from "./levels";
+import { Level, LEVELS, atLeast } from "./levels";
 
 export interface OffsetMark {
   start: number;
   end: number;
   level: Level;
+  /** Neighbouring tokens the server grouped into one span (one highlight, one hover). */
+  span?: number;
+}
+
+/** What is painted: the marks at or above `minimum`, each span of neighbours merged into one range
+ * at its most uncertain level (a calm underline under a phrase rather than a box per token). */
+export function paintedSpans(marks: readonly OffsetMark[], minimum: Level): OffsetMark[] {
+  const out: OffsetMark[] = [];
+  for (const m of marks) {
+    if (!atLeast(m.level, minimum)) continue;
+    const last = out[out.length - 1];
+    if (last && m.span !== undefined && last.span === m.span) {
+      last.end = Math.max(last.end, m.end);
+      if (LEVELS.indexOf(m.level) > LEVELS.indexOf(last.level)) last.level = m.level;
+    } else {
+      out.push({ ...m });
+    }
+  }
+  return out;
 }
 
 /** One change as VS Code reports it: offsets in the text before the change. */

@@ -104,5 +104,43 @@ export interface StatusParams {
 export interface MarksParams {
   uri: string;
   version: number | null;
-  marks: { range: { start: Position; end: Position }; level: string }[];
+  /** `span`: neighbouring marks with the same number are one highlight (and one hover). */
+  marks: { range: { start: Position; end: Position }; level: string; doubt?: string; span?: number }[];
 }
+
+/** What a qualm code action acts on (opaque to the client: it hands it back as it came). */
+export interface RegenerationData {
+  qualm: "regenerate";
+  uri: string;
+  version: number;
+  start: number;
+  end: number;
+  choice: number;
+}
+
+export interface RegenerateParams {
+  data: RegenerationData;
+  seed?: number;
+  partialResultToken?: string;
+}
+
+/** The rewrite of `range` (in the document version it was computed for): `text` replaces it; the
+ * tokens' offsets are into `text`. Nothing is written until the user accepts. */
+export interface RegenerateResult {
+  text: string;
+  tokens: TokenJson[];
+  range: { start: Position; end: Position };
+  version: number;
+  replaced: string;
+  choice: string | null;
+  stopReason: string;
+  seconds: number;
+}
+
+export const RegenerateRequest = new RequestType<RegenerateParams, RegenerateResult, void>("qualm/regenerate");
+/** A streamed piece of a rewrite: its tokens, and the range the whole rewrite replaces. */
+export interface RegeneratePartial extends CompletePartial {
+  range: { start: Position; end: Position };
+}
+
+export const RegenerateProgress = new ProgressType<RegeneratePartial>();

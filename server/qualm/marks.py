@@ -43,3 +43,19 @@ def apply_edit(marks: Iterable[Mark[T]], edit: Edit) -> list[Mark[T]]:
             out.append(replace(m, start=m.start + edit.delta, end=m.end + edit.delta))
         # otherwise the edit touched the mark's text: the mark no longer describes it
     return out
+
+
+def adjacent_runs(spans: list[tuple[int, int]], text: str) -> list[int]:
+    """A run number for each of ``spans`` (sorted by start): spans one after another on one line,
+    with nothing but spaces between them, share a run (shown as one highlight with one hover)."""
+    runs: list[int] = []
+    for i, (start, _) in enumerate(spans):
+        if i and _joins(text[spans[i - 1][1] : start]):
+            runs.append(runs[-1])
+        else:
+            runs.append(runs[-1] + 1 if runs else 0)
+    return runs
+
+
+def _joins(gap: str) -> bool:
+    return gap.strip(" \t") == ""

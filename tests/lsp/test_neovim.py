@@ -1,5 +1,6 @@
 """Any client: Neovim's built-in LSP client, headless, starts qualm's server, opens a file, gets the
-code lenses, scores the document and hovers an uncertain token."""
+code lenses, scores the document, hovers an uncertain token, and picks one of its code actions (a
+rewrite from the token, resolved into an edit and applied by Neovim)."""
 
 from __future__ import annotations
 
@@ -36,4 +37,9 @@ def test_neovim_gets_lenses_diagnostics_and_a_hover(tmp_path):
     assert result["scored"]["functions"] == ["circle_area", "add"]
     assert result["diagnostics"] > 0 and result["first_source"] == "qualm"
     assert "entropy" in result["hover"] and "the model's top 5" in result["hover"]
-    assert source.read_text() == DOC
+    # acting on the doubt: standard code actions, resolved into an edit only when picked
+    assert result["actions"] and result["actions"][-1].startswith("qualm: regenerate from '"), result["actions"]
+    assert all(a.startswith("qualm: use '") for a in result["actions"][:-1])
+    assert result["picked_has_edit"] is False and result.get("resolved_error") is None
+    assert result["rewritten"] and result["republished"]  # the buffer holds the rewrite; its marks came
+    assert source.read_text() == DOC  # nothing saved: the file is the user's to write

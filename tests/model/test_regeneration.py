@@ -65,3 +65,23 @@ def test_regenerate_from_here_samples_reproducibly_under_a_seed(backend, written
     a = regenerate(backend, doc, token, min(end, len(doc.text) - len(TAIL)), SETTINGS, seed=7)
     b = regenerate(backend, doc, token, min(end, len(doc.text) - len(TAIL)), SETTINGS, seed=7)
     assert a.text == b.text and a.choice is None and a.completion.tokens
+
+
+def test_an_alternative_after_healed_whitespace_keeps_the_line_s_indentation(backend, written):
+    # The completion began after the stub's four spaces: the model wrote its first token with a space
+    # the document already had (healed). Its alternatives start where the model's token started.
+    doc, done = written
+    first = next(t for t in done.tokens if t.text.strip())
+    if not first.trimmed:
+        pytest.skip("the model's first token carried no healed whitespace this time")
+    lead = len(first.trimmed) + len(first.text) - len(first.text.lstrip())  # the model's token's own leading spaces
+    alts = [a for a in first.alternatives if a.text.strip() and a.text != first.trimmed + first.text and len(a.text) - len(a.text.lstrip()) == lead]
+    if not alts:
+        pytest.skip("no alternative with the same leading whitespace")
+    line_start = doc.text.rfind("\n", 0, first.start) + 1
+    indent = len(doc.text[line_start:first.start])
+    result = regenerate(backend, doc, first, first.end, SETTINGS, choice=alts[0])
+    assert result.start == first.start - len(first.trimmed)
+    rewritten = doc.text[: result.start] + result.text + doc.text[result.end :]
+    new_line = rewritten[line_start:].split("\n")[0]
+    assert len(new_line) - len(new_line.lstrip()) == indent, repr(new_line)

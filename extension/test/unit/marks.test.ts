@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { MarkStore, OffsetMark, applyChange, applyChanges } from "../../src/marks";
+import { MarkStore, OffsetMark, applyChange, applyChanges, paintedSpans } from "../../src/marks";
 
 const marks: OffsetMark[] = [
   { start: 10, end: 15, level: "low" },
@@ -56,5 +56,22 @@ suite("highlight bookkeeping through edits", () => {
     assert.equal(store.edit("file:///b.py", 1, [{ rangeOffset: 0, rangeLength: 0, text: "z" }]), false);
     store.delete("file:///a.py");
     assert.deepEqual(store.get("file:///a.py"), []);
+  });
+
+  test("a span of neighbours is painted as one range at its most uncertain level; lower levels are left out", () => {
+    const spanned: OffsetMark[] = [
+      { start: 0, end: 3, level: "medium", span: 0 },
+      { start: 3, end: 7, level: "high", span: 0 },
+      { start: 8, end: 9, level: "low", span: 0 },
+      { start: 20, end: 24, level: "medium", span: 1 },
+    ];
+    assert.deepEqual(paintedSpans(spanned, "medium"), [
+      { start: 0, end: 7, level: "high", span: 0 },
+      { start: 20, end: 24, level: "medium", span: 1 },
+    ]);
+    assert.deepEqual(paintedSpans(spanned, "low")[0], { start: 0, end: 9, level: "high", span: 0 });
+    // marks without a span (an older server) are painted one by one
+    assert.equal(paintedSpans(marks, "low").length, 2);
+    assert.deepEqual(spanned[0], { start: 0, end: 3, level: "medium", span: 0 }, "the store's marks are not changed");
   });
 });

@@ -36,6 +36,10 @@ class PlacedToken:
     # (entropy); "unexpected", the token in the file is one the model would not have written
     # (surprisal, -log p). Only scored code can be "unexpected": a completion is the model's choice.
     doubt: Doubt = "unsure"
+    # The start of the model's own token that the document does not show here (whitespace healed
+    # before a completion's cursor: the model wrote " x" where the document already had the space).
+    # Its alternatives are the model's tokens at the place where that whitespace began.
+    trimmed: str = ""
 
     def shifted(self, delta: int) -> PlacedToken:
         return replace(self, start=self.start + delta, end=self.end + delta)
@@ -111,9 +115,11 @@ class CompletionPlacement:
         self._end = offset
 
     def place(self, rec: TokenRecord) -> PlacedToken:
-        piece = self._indent.feed(self._trim.feed(rec.text))
+        kept = self._trim.feed(rec.text)
+        piece = self._indent.feed(kept)
         start, self._end = self._end, self._end + len(piece)
-        return place(rec, start, self._end, piece, self._thresholds, "completion")
+        placed = place(rec, start, self._end, piece, self._thresholds, "completion")
+        return replace(placed, trimmed=rec.text[: len(rec.text) - len(kept)]) if len(kept) < len(rec.text) else placed
 
 
 def source_to_document(document: str, first_line: int, source: str) -> Callable[[int], int]:

@@ -68,6 +68,15 @@ def run_end(spans: Sequence[tuple[int, int]], index: int, text: str) -> int:
     return end
 
 
+def rewrite_start(token: PlacedToken, text: str) -> int:
+    """Where a rewrite from ``token`` begins: where the model's own token began. A token whose first
+    characters were healed whitespace (the document had them already) is rewritten from that
+    whitespace on, so an alternative with its own leading space does not land after the document's."""
+    if token.trimmed and text[: token.start].endswith(token.trimmed):
+        return token.start - len(token.trimmed)
+    return token.start
+
+
 def regenerate(
     backend: ModelBackend,
     document: Document,
@@ -84,7 +93,8 @@ def regenerate(
     and the rest again, sampled (``editor.regenerate_temperature``, top-p 0.95, ``seed``).
     ``on_token`` gets each placed token as it is written, the forced one first."""
     t0 = time.perf_counter()
-    start, text = token.start, document.text
+    text = document.text
+    start = rewrite_start(token, text)
     ctx = document.language.completion_context(text[:start] + text[end:], start)
     thresholds = settings.lexical.level_thresholds
     line_start = text[:start].endswith("\n")

@@ -71,6 +71,21 @@ def token_hover(info: PlacedToken, alternatives: int) -> str:
     )
 
 
+def span_hover(span: list[PlacedToken], hovered: PlacedToken, alternatives: int) -> str:
+    """The hover of a coloured span of several tokens: one line per token (its doubt, numbers and
+    the model's first other choice), then the hovered token in full."""
+    rows = []
+    for t in span:
+        other = next((a for a in t.alternatives if a.text != t.text), None)
+        instead = f"`{_show(other.text)}` {other.prob:.0%}" if other is not None else "—"
+        nats = f"surprisal {surprisal(t.prob):.2f}" if t.doubt == "unexpected" else f"entropy {t.entropy:.2f}"
+        mark = "**" if t is hovered else ""
+        doubt = "would not have written it" if t.doubt == "unexpected" else "unsure"
+        rows.append(f"| {mark}`{_show(t.text)}`{mark} | {doubt} ({t.level}) | {nats} | {t.prob:.2f} | {instead} |")
+    head = f"**qualm** · {len(span)} uncertain tokens in a row\n\n| token | doubt | nats | p | the model's next choice |\n|---|---|---|---|---|\n"
+    return head + "\n".join(rows) + "\n\n---\n\n" + token_hover(hovered, alternatives)
+
+
 def _num(x: float | None, pct: bool = False) -> str:
     if x is None:
         return "—"

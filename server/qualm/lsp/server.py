@@ -72,6 +72,12 @@ class DocumentState:
         self.marks = sorted(kept + fresh, key=lambda m: m.start)
         return True
 
+    def functions(self, document: Document) -> list[FunctionSource]:
+        """The document's functions, parsed once per text; :class:`SourceError` when it does not parse."""
+        if self.parsed is None or self.parsed[0] is not document.text:
+            self.parsed = (document.text, document.functions())
+        return self.parsed[1]
+
 
 class QualmServer(LanguageServer):
     def __init__(self) -> None:

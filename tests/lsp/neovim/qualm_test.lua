@@ -49,6 +49,37 @@ local ok, err = pcall(function()
       position = { line = diags[1].lnum, character = diags[1].col },
     }, 20000, bufnr)
     out.hover = hover.result and hover.result.contents.value or nil
+
+    -- Acting on the doubt as any LSP client does: the code actions at the token, one picked,
+    -- resolved into an edit (the model runs then) and applied by Neovim's own code.
+    local at = { line = diags[1].lnum, character = diags[1].col }
+    local actions = client.request_sync("textDocument/codeAction", {
+      textDocument = { uri = uri },
+      range = { start = at, ["end"] = at },
+      context = { diagnostics = {} },
+    }, 20000, bufnr)
+    out.actions = {}
+    for _, a in ipairs(actions.result or {}) do table.insert(out.actions, a.title) end
+    local picked = (actions.result or {})[1]
+    if picked then
+      out.picked = picked.title
+      out.picked_has_edit = picked.edit ~= nil
+      local before = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+      local resolved = client.request_sync("codeAction/resolve", picked, 300000, bufnr)
+      out.resolved_error = resolved.err and resolved.err.message or nil
+      if resolved.result and resolved.result.edit then
+        local republished = false
+        local handler = vim.lsp.handlers["textDocument/publishDiagnostics"]
+        vim.lsp.handlers["textDocument/publishDiagnostics"] = function(e, r, ctx, c)
+          republished = true
+          return handler(e, r, ctx, c)
+        end
+        vim.lsp.util.apply_workspace_edit(resolved.result.edit, client.offset_encoding)
+        out.rewritten = table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n") ~= before
+        out.republished = vim.wait(20000, function() return republished end, 50)
+        out.diagnostics_after = #vim.diagnostic.get(bufnr)
+      end
+    end
   end
   client.stop()
 end)

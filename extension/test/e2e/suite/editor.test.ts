@@ -7,6 +7,7 @@ import { join } from "node:path";
 import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
 import type { StreamEvent } from "../../../src/completions";
+import type { PreviewEvent } from "../../../src/regenerate";
 
 const channel = process.env.QUALM_E2E_CHANNEL!;
 
@@ -38,6 +39,19 @@ function nextEvent(api: QualmApi, kind: StreamEvent["kind"], ms: number): Promis
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no completion '${kind}' event within ${ms / 1000} s`))), ms);
     const sub = api.onCompletion((e) => {
+      if (e.kind === kind) {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(e);
+      }
+    });
+  });
+}
+
+function nextPreview(api: QualmApi, kind: PreviewEvent["kind"], ms: number): Promise<PreviewEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no preview '${kind}' event within ${ms / 1000} s`))), ms);
+    const sub = api.onPreview((e) => {
       if (e.kind === kind) {
         clearTimeout(timer);
         sub.dispose();
@@ -219,6 +233,52 @@ suite("qualm in a real VS Code", () => {
     assert.match(shown, /top 5/);
     const shot = await askPage<{ path: string }>("screenshot", "editor-highlights-hover");
     assert.ok(existsSync(shot.path));
+  });
+
+  test("a code action on a highlighted token previews its rewrite in a diff; accepting writes it and it gets highlights", async () => {
+    const rank = (l: string) => ["low", "medium", "high"].indexOf(l);
+    const h = api.highlights(doc.uri).sort((a, b) => rank(b.level) - rank(a.level))[0];
+    const found = (await vscode.commands.executeCommand<vscode.CodeAction[]>("vscode.executeCodeActionProvider", doc.uri, h.range)) ?? [];
+    const ours = found.filter((a) => a.title.startsWith("qualm: "));
+    assert.ok(ours.some((a) => a.title.startsWith("qualm: regenerate from '")), `qualm's actions: ${ours.map((a) => a.title).join(" | ")}`);
+    assert.ok(ours.every((a) => a.command?.command === "qualm.previewRegeneration" && !a.edit), "every qualm action previews instead of editing");
+    const action = ours.find((a) => a.title.startsWith("qualm: use ")) ?? ours[ours.length - 1];
+    const before = doc.getText();
+    const finished = nextPreview(api, "finished", 120000);
+    await vscode.commands.executeCommand(action.command!.command, ...(action.command!.arguments ?? []));
+    const { preview } = await finished;
+    assert.ok(preview.result, `the rewrite came back: ${preview.error ?? ""}`);
+    assert.equal(doc.getText(), before, "nothing is written before the user accepts");
+    const shown = await vscode.workspace.openTextDocument(preview.previewUri);
+    const start = doc.offsetAt(preview.range!.start);
+    const end = doc.offsetAt(preview.range!.end);
+    assert.equal(shown.getText(), before.slice(0, start) + preview.result.text + before.slice(end), "the diff's right side is the document with the rewrite");
+    await vscode.commands.executeCommand("notifications.clearAll");
+    const shot = await askPage<{ path: string }>("screenshot", "regenerate-preview");
+    assert.ok(existsSync(shot.path));
+    const highlighted = new Promise<void>((r) => {
+      const sub = api.onHighlights((uri) => uri === doc.uri.toString() && (sub.dispose(), r()));
+    });
+    assert.equal(await vscode.commands.executeCommand("qualm.acceptRegeneration"), true);
+    assert.equal(doc.getText(), before.slice(0, start) + preview.result.text + before.slice(end), "accepting wrote the rewrite");
+    await highlighted; // the server's marks for the new text
+    for (const x of api.highlights(doc.uri)) assert.ok(doc.getText(x.range).trim(), "every highlight sits on text");
+    editor = await vscode.window.showTextDocument(doc);
+  });
+
+  test("cycling through the alternatives at the cursor previews each; rejecting writes nothing", async () => {
+    const rank = (l: string) => ["low", "medium", "high"].indexOf(l);
+    const h = api.highlights(doc.uri).sort((a, b) => rank(b.level) - rank(a.level))[0];
+    editor.selection = new vscode.Selection(h.range.start, h.range.start);
+    const before = doc.getText();
+    const first = nextPreview(api, "finished", 120000);
+    await vscode.commands.executeCommand("qualm.cycleAlternatives");
+    const a = (await first).preview;
+    assert.match(a.title, /^qualm: use '.*' instead of '.*' \(\d+%\) \[1\/\d+\]$/);
+    await vscode.commands.executeCommand("qualm.rejectRegeneration");
+    assert.equal(doc.getText(), before);
+    assert.ok(!vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputTextDiff), "the preview closed");
+    editor = await vscode.window.showTextDocument(doc);
   });
 
   test("typing on cancels the completion that is streaming", async () => {

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ...engine import PlacedToken
 from ...levels import LEVELS
+from ...marks import Mark, adjacent_runs
 from ..presentation import diagnostic_message
 from ..protocol import MARKS
 from ..server import QualmServer
@@ -38,8 +40,24 @@ def publish(ls: QualmServer, uri: str) -> None:
         for m in shown[: editor.max_diagnostics]
     ]
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version))
-    marks = [{"range": _plain_range(ranges[id(m)]), "level": m.data.level, "doubt": m.data.doubt} for m in spans if m.data.level != "confident"]
+    coloured = colour_marks(spans, editor.highlight_level, state.text)
+    marks = [{"range": _plain_range(ranges[id(m)]), "level": m.data.level, "doubt": m.data.doubt, "span": run} for m, run in coloured]
     ls.protocol.notify(MARKS, {"uri": uri, "version": doc.version, "marks": marks})
+
+
+def colour_marks(marks: list[Mark[PlacedToken]], level: str, text: str) -> list[tuple[Mark[PlacedToken], int]]:
+    """The marks at or above ``level`` (``editor.highlight_level``), each with its span number:
+    neighbours on a line are one span (one highlight, one hover)."""
+    floor = LEVELS.index(level) if level in LEVELS else 2
+    shown = [m for m in marks if m.data.level != "confident" and LEVELS.index(m.data.level) >= floor]
+    return list(zip(shown, adjacent_runs([(m.start, m.end) for m in shown], text)))
+
+
+def span_of(marks: list[Mark[PlacedToken]], index: int, level: str, text: str) -> list[Mark[PlacedToken]]:
+    """The coloured span the mark ``marks[index]`` is in (just itself when it is not coloured)."""
+    coloured = colour_marks(marks, level, text)
+    run = next((r for m, r in coloured if m is marks[index]), None)
+    return [m for m, r in coloured if r == run] if run is not None else [marks[index]]
 
 
 def _plain_range(r: types.Range) -> dict:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...lang import SourceError
-from ..presentation import assessment_hover, token_hover
+from ..presentation import assessment_hover, span_hover, token_hover
 from ..server import QualmServer, UnknownDocument
+from .diagnostics import span_of
 
 
 def register(server: QualmServer) -> None:
@@ -18,10 +19,12 @@ def register(server: QualmServer) -> None:
             return None
         state = ls.docs[params.text_document.uri]
         offset = doc.offset_at_position(params.position)
-        for m in state.marks:
+        for i, m in enumerate(state.marks):
             if m.start <= offset < m.end:
-                value = token_hover(m.data, ls.settings.generation.top_alternatives)
-                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value), range=ls.to_range(doc, m.start, m.end))
+                top = ls.settings.generation.top_alternatives
+                span = span_of(state.marks, i, ls.settings.editor.highlight_level, state.text)
+                value = span_hover([x.data for x in span], m.data, top) if len(span) > 1 else token_hover(m.data, top)
+                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value), range=ls.to_range(doc, span[0].start, span[-1].end))
         if not state.assessments:
             return None  # parse only when there is an assessment to show
         try:

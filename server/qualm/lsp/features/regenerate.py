@@ -17,7 +17,7 @@ from typing import Any
 from lsprotocol import types
 
 from ...engine import PlacedToken
-from ...engine.regeneration import Regeneration, choices, regenerate, run_end
+from ...engine.regeneration import Regeneration, choices, regenerate, rewrite_start, run_end
 from ...marks import Mark
 from ..params import invalid as _invalid
 from ..params import plain as _plain
@@ -100,10 +100,12 @@ async def run_regeneration(ls: QualmServer, target: Target, partial_token: Any =
     choice = token.alternatives[target.choice] if target.choice >= 0 else None
     settings = ls.settings
     loop = asyncio.get_running_loop()
-    origin = token.start
+    origin = rewrite_start(token, document.text)
+    r = ls.to_range(doc, origin, end)
+    replaced = {"start": {"line": r.start.line, "character": r.start.character}, "end": {"line": r.end.line, "character": r.end.character}}
 
     def on_token(t: PlacedToken) -> None:  # on the model thread
-        value = {"text": t.text, "tokens": [token_json(t, origin)]}
+        value = {"text": t.text, "tokens": [token_json(t, origin)], "range": replaced}
         loop.call_soon_threadsafe(ls.protocol.notify, types.PROGRESS, types.ProgressParams(token=partial_token, value=value))
 
     result: Regeneration = await ls.run_model(
