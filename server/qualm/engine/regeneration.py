@@ -17,7 +17,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..prompts import ChatPrompt
@@ -136,13 +136,8 @@ def regenerate(
 
 
 def _options(settings: Settings, choice: Alternative | None, seed: int | None) -> GenerationOptions:
-    base = generation_options(settings, CompletionOptions())
+    # the prompt up to the token is the completion's (or the last rewrite's): its cache is reused
+    base = replace(generation_options(settings, CompletionOptions()), reuse_cache=True)
     if choice is not None:
         return base  # greedy after the forced token: what the model writes given that choice
-    return GenerationOptions(
-        max_tokens=base.max_tokens,
-        temperature=settings.editor.regenerate_temperature,
-        top_p=0.95,
-        seed=random.randrange(2**31) if seed is None else seed,
-        top_alternatives=base.top_alternatives,
-    )
+    return replace(base, temperature=settings.editor.regenerate_temperature, top_p=0.95, seed=random.randrange(2**31) if seed is None else seed)

@@ -33,6 +33,8 @@ log = logging.getLogger("qualm.model")
 # Teacher-forced scoring in chunks asks for logits at every position; llama.cpp grows its output
 # buffer to rows x vocabulary floats, so chunks stay small (64 x 151,936 x 4 bytes = 39 MB).
 _MAX_SCORE_CHUNK = 64
+# A shared prefix shorter than this is not worth keeping (GenerationOptions.reuse_cache).
+MIN_REUSE = 16
 
 
 def _preload_libstdcxx_for_cuda(lib_dir: Path | None, load: Callable[..., object] = ctypes.CDLL) -> bool:
@@ -110,6 +112,7 @@ class LlamaCppBackend:
         self._settings = settings
         try:
             self._main = _Context(lc, self._model, self.n_vocab, settings.n_ctx, settings.n_batch, self._n_threads, 1)
+            self._cached: list[int] = []  # the tokens the main context's cache holds, in order
         except ModelRuntimeError as exc:
             lc.llama_model_free(self._model)
             raise ModelFileError(f"{exc} for {path}") from exc
@@ -231,13 +234,28 @@ class LlamaCppBackend:
         # Every call starts from an empty cache so that the same input always gives the same
         # numbers (a reused prefix shifts logits slightly through different batch shapes).
         self._main.clear()
+        self._cached = []
 
-    def _eval_prompt(self, tokens: list[int], ctx: _Context | None = None, seq: int = 0) -> None:
+    def _reuse(self, tokens: list[int]) -> int:
+        """Keep the main cache's longest prefix shared with ``tokens`` (at least one token is left
+        to evaluate: its logits start the answer) and drop the rest; how many were kept."""
+        limit = min(len(self._cached), len(tokens) - 1)
+        keep = 0
+        while keep < limit and self._cached[keep] == tokens[keep]:
+            keep += 1
+        if keep < MIN_REUSE or not self._main.trim(keep):
+            self._reset()
+            return 0
+        del self._cached[keep:]
+        return keep
+
+    def _eval_prompt(self, tokens: list[int], ctx: _Context | None = None, seq: int = 0, start: int = 0) -> None:
+        """Evaluate ``tokens`` at positions ``start``.. in batches; logits of the last one."""
         ctx = ctx or self._main
         for i in range(0, len(tokens), ctx.n_batch):
             chunk = tokens[i : i + ctx.n_batch]
             last = i + len(chunk) >= len(tokens)
-            ctx.decode_seq(chunk, i, len(chunk) - 1 if last else len(chunk), seq=seq)
+            ctx.decode_seq(chunk, start + i, len(chunk) - 1 if last else len(chunk), seq=seq)
 
     def _check_room(self, needed: int, what: str) -> None:
         if needed > self._n_ctx:
@@ -272,8 +290,11 @@ class LlamaCppBackend:
             stream = TextStream(prompt.stop, on_token, prompt.ends)
             sampler = self._sampler(options)
             stop_reason = "length"
-            self._reset()
-            self._eval_prompt(ptoks)
+            kept = self._reuse(ptoks) if options.reuse_cache else 0
+            if not kept:
+                self._reset()
+            self._eval_prompt(ptoks[kept:], start=kept)
+            self._cached = list(ptoks)  # what the main cache holds (generate's tokens follow)
             pos = len(ptoks)
             for _ in range(max_tokens):
                 if cancel is not None and cancel.cancelled:
@@ -289,9 +310,11 @@ class LlamaCppBackend:
                 if pos >= self._n_ctx:
                     break
                 self._decode([stats.token_id], pos, 0)
+                self._cached.append(stats.token_id)
                 pos += 1
             stream.finish()
-            return generated_trace(stream, options, model=self._info.name, prompt=rendered, prompt_tokens=len(ptoks), vocab_size=self.n_vocab, stop_reason=stop_reason, seconds=time.perf_counter() - t0)
+            extra = {"reused_prompt_tokens": kept} if options.reuse_cache else None
+            return generated_trace(stream, options, model=self._info.name, prompt=rendered, prompt_tokens=len(ptoks), vocab_size=self.n_vocab, stop_reason=stop_reason, seconds=time.perf_counter() - t0, extra=extra)
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
         with self._lock:
@@ -506,6 +529,10 @@ class _Context:
 
     def clear(self) -> None:
         self._lc.llama_memory_clear(self.memory, True)
+
+    def trim(self, keep: int, seq: int = 0) -> bool:
+        """Drop a sequence's cache from position ``keep`` on; False where the memory cannot."""
+        return bool(self._lc.llama_memory_seq_rm(self.memory, seq, keep, -1))
 
     def copy_seq(self, src: int, dst: int) -> None:
         self._lc.llama_memory_seq_cp(self.memory, src, dst, -1, -1)

@@ -243,6 +243,14 @@ suite("qualm in a real VS Code", () => {
     assert.ok(ours.some((a) => a.title.startsWith("qualm: regenerate from '")), `qualm's actions: ${ours.map((a) => a.title).join(" | ")}`);
     assert.ok(ours.every((a) => a.command?.command === "qualm.previewRegeneration" && !a.edit), "every qualm action previews instead of editing");
     const action = ours.find((a) => a.title.startsWith("qualm: use ")) ?? ours[ours.length - 1];
+    // the quick-fix menu at the token, as the user sees it (the README's screenshot)
+    editor.selection = new vscode.Selection(h.range.start, h.range.start);
+    editor.revealRange(h.range, vscode.TextEditorRevealType.InCenter);
+    await vscode.commands.executeCommand("notifications.clearAll");
+    await vscode.commands.executeCommand("editor.action.quickFix");
+    await sleep(1500);
+    await askPage("screenshot", "code-actions");
+    await vscode.commands.executeCommand("hideCodeActionWidget");
     const before = doc.getText();
     const finished = nextPreview(api, "finished", 120000);
     await vscode.commands.executeCommand(action.command!.command, ...(action.command!.arguments ?? []));
