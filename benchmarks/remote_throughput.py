@@ -9,7 +9,9 @@ scripts/setup builds from the same llama.cpp) on the default model, with the sam
 in-process backend, and stops each afterwards. The same greedy completion of a HumanEval prompt is
 written three ways, one after another (never two model processes decoding at once here):
 
-1. in process: qualm's llama.cpp loop, full-vocabulary entropy and alternatives at every token;
+1. in process: qualm's llama.cpp loop, full-vocabulary entropy and alternatives at every token,
+   once evaluating the prompt afresh each run (qualm's default) and once with the prompt's cache
+   kept between runs (GenerationOptions.reuse_cache), as both servers keep theirs;
 2. served, through the openai backend: the same completion with the top N log-probabilities;
 3. served, plain streaming without log-probabilities (what the server costs by itself).
 
@@ -60,10 +62,14 @@ def main() -> None:
     opts = GenerationOptions(max_tokens=args.tokens, top_alternatives=5)
 
     local = load_model(settings.model)
-    rates_local = []
+    rates_local, rates_cached = [], []
     for _ in range(args.runs):
         t = local.generate(prompt, opts)
         rates_local.append(len(t.tokens) / t.seconds)
+    local.generate(prompt, replace(opts, reuse_cache=True))  # the prompt in the cache, as a server's after its first request
+    for _ in range(args.runs):
+        t = local.generate(prompt, replace(opts, reuse_cache=True))
+        rates_cached.append(len(t.tokens) / t.seconds)
     rendered = local.render_prompt(prompt)
     local.close()
 
@@ -82,9 +88,10 @@ def main() -> None:
     med = statistics.median
     print(f"model: the default model, {settings.model.threads()} threads, CPU; HumanEval/0, greedy, {args.tokens} tokens, {args.runs} runs, medians")
     print(f"in process (full-vocabulary entropy):            {med(rates_local):6.1f} tokens/s")
+    print(f"in process, the prompt's cache kept between runs: {med(rates_cached):6.1f} tokens/s")
 
     def report(rates_remote: list[float], rates_plain: list[float], engine: str) -> None:
-        print(f"served by {engine}, openai backend, top {args.top_logprobs}: {med(rates_remote):6.1f} tokens/s  ({med(rates_remote) / med(rates_local):.2f}x in process)")
+        print(f"served by {engine}, openai backend, top {args.top_logprobs}: {med(rates_remote):6.1f} tokens/s  ({med(rates_remote) / med(rates_local):.2f}x in process, {med(rates_remote) / med(rates_cached):.2f}x with its prompt cached)")
         print(f"served by {engine}, plain stream, no logprobs: {med(rates_plain):6.1f} tokens/s  (asking for logprobs: {med(rates_remote) / med(rates_plain):.2f}x)")
 
     if args.endpoint:

@@ -9,7 +9,7 @@ import pytest
 
 from qualm import engine
 from qualm.engine import Document
-from qualm.engine.regeneration import choices, regenerate, run_end
+from qualm.engine.regeneration import choices, regenerate, rewrite_end, run_end
 from qualm.settings import Settings
 
 pytestmark = pytest.mark.model
@@ -43,6 +43,7 @@ def test_a_forced_alternative_continues_as_a_completion_after_it_would(backend, 
     spans = [(t.start, t.end) for t in done.tokens if t.text.strip()]
     end = run_end(spans, spans.index((token.start, token.end)), doc.text)
     assert end == len(STUB) + len(done.text.rstrip())  # the rest of the completion, not the next function
+    assert rewrite_end(doc, token, end) == end  # the completion is the function's whole body
     seen = []
     result = regenerate(backend, doc, token, end, SETTINGS, choice=alt, on_token=seen.append)
     first = result.completion.tokens[0]

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import math
 
+from qualm.engine import Document
 from qualm.engine.placement import PlacedToken, place
-from qualm.engine.regeneration import choices, run_end
+from qualm.engine.regeneration import choices, rewrite_end, run_end
 from qualm.lsp.presentation import span_hover
 from qualm.marks import adjacent_runs
 from qualm.trace import Alternative, TokenRecord
@@ -21,6 +22,18 @@ def test_a_run_of_marks_ends_at_the_first_unmarked_text():
     assert run_end(spans, 7, text) == 53  # "def other():" is unmarked: the last mark stands alone
     gap = "x = 1  # mine\ny = 2"
     assert run_end([(0, 1), (1, 3), (3, 5), (14, 15)], 0, gap) == 5  # the user's comment ends it
+
+
+def test_a_rewrite_inside_a_function_reaches_the_function_s_end():
+    # the run stops early (the user edited "total", its mark is gone): the model will still write
+    # the function to its end, so the rewrite replaces up to there, not to the run's end
+    text = "def f(a, b):\n    total = a + b\n    totalZ = total * 2\n    return totalZ\n\n\ndef g():\n    return 1\n"
+    token = PlacedToken(17, 23, " total", 1.0, 0.5, "medium", (), "completion")
+    run = text.index("totalZ") - 1
+    assert rewrite_end(Document(text), token, run) == text.index("\n\n\ndef g")
+    outside = PlacedToken(0, 3, "def", 1.0, 0.5, "medium", (), "completion")
+    assert rewrite_end(Document("x = 1\n"), outside, 3) == 3  # not in a function: the run alone
+    assert rewrite_end(Document("def f(:\n"), token, 5) == 5  # does not parse: the run alone
 
 
 def test_only_other_likely_alternatives_are_offered():

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..settings import Settings
+from ..trace import Trace
 from .document import Document
 from .placement import CompletionPlacement, PlacedToken, accepted_tokens
 
@@ -31,6 +32,11 @@ class Completion:
     stop_reason: str
     model: str
     seconds: float
+
+    @classmethod
+    def of(cls, offset: int, tokens: tuple[PlacedToken, ...], function: str | None, trace: Trace, seconds: float) -> Completion:
+        """A completion made of placed ``tokens``, with the trace's stop reason and model."""
+        return cls(offset, "".join(t.text for t in tokens), tokens, function, trace.stop_reason, trace.model, seconds)
 
     def accepted(self, inserted_at: int, accepted_text: str, document: str) -> list[PlacedToken]:
         """This completion's tokens once the user took ``accepted_text`` (all or a prefix of
@@ -65,12 +71,4 @@ def complete(
     trace = backend.generate(ctx.prompt, generation_options(settings, options or CompletionOptions()), on_token=callback, cancel=cancel)
     final = CompletionPlacement(offset, ctx.heal, ctx.indent, thresholds)
     tokens = tuple(final.place(rec) for rec in trace.tokens)
-    return Completion(
-        offset=offset,
-        text="".join(t.text for t in tokens),
-        tokens=tokens,
-        function=ctx.function,
-        stop_reason=trace.stop_reason,
-        model=trace.model,
-        seconds=trace.seconds,
-    )
+    return Completion.of(offset, tokens, ctx.function, trace, trace.seconds)

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from ..lang import SourceError
 from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..prompts import ChatPrompt
 from ..settings import Settings
@@ -66,6 +67,23 @@ def run_end(spans: Sequence[tuple[int, int]], index: int, text: str) -> int:
             break
         end = stop
     return end
+
+
+def rewrite_end(document: Document, token: PlacedToken, run: int) -> int:
+    """Where a rewrite from ``token`` ends: the end of its run of marks (``run``, from
+    :func:`run_end`), or, when the token is inside a function, that function's end if it is
+    later. The model writes the function to its end whatever follows the cursor (the prompt holds
+    only what precedes it), so ending the rewrite earlier would leave the old rest after the new one
+    (a mark dropped by an edit, or the user's own lines, would cut the run short)."""
+    text = document.text
+    line = text.count("\n", 0, token.start) + 1
+    try:
+        fn = document.language.function_at(text, line, document.name)
+    except SourceError:
+        return run  # outside a function, or a file that does not parse: the run alone
+    lines = text.split("\n")
+    end = sum(len(x) + 1 for x in lines[: fn.end_line]) - 1  # the end of the function's last line
+    return max(run, min(end, len(text)))
 
 
 def rewrite_start(token: PlacedToken, text: str) -> int:
@@ -120,24 +138,19 @@ def regenerate(
         name="regeneration",
         ends=ctx.prompt.ends,
     )
-    trace = backend.generate(prompt, _options(settings, choice, seed), on_token=callback, cancel=cancel)
+    trace = backend.generate(prompt, _options(settings, choice, seed, text[start:end]), on_token=callback, cancel=cancel)
     final = placement()  # as complete(): the final tokens from the trace (an end rule may cut the stream's last ones)
     tokens = tuple(final.place(rec) for rec in (*forced, *trace.tokens))
-    completion = Completion(
-        offset=start,
-        text="".join(t.text for t in tokens),
-        tokens=tokens,
-        function=ctx.function,
-        stop_reason=trace.stop_reason,
-        model=trace.model,
-        seconds=time.perf_counter() - t0,
-    )
+    completion = Completion.of(start, tokens, ctx.function, trace, time.perf_counter() - t0)
     return Regeneration(start, end, text[start:end], completion, choice)
 
 
-def _options(settings: Settings, choice: Alternative | None, seed: int | None) -> GenerationOptions:
-    # the prompt up to the token is the completion's (or the last rewrite's): its cache is reused
+def _options(settings: Settings, choice: Alternative | None, seed: int | None, replaced: str) -> GenerationOptions:
+    # the prompt up to the token is the completion's (or the last rewrite's): its cache is reused;
+    # the budget is the editor's, or more where the text it replaces is longer (about 3.5
+    # characters a token in code: twice that room), so a rewrite is not cut shorter than what it replaces
     base = replace(generation_options(settings, CompletionOptions()), reuse_cache=True)
+    base = replace(base, max_tokens=min(settings.generation.max_tokens, max(base.max_tokens, len(replaced) // 2 + 16)))
     if choice is not None:
         return base  # greedy after the forced token: what the model writes given that choice
     return replace(base, temperature=settings.editor.regenerate_temperature, top_p=0.95, seed=random.randrange(2**31) if seed is None else seed)

@@ -17,7 +17,7 @@ from typing import Any
 from lsprotocol import types
 
 from ...engine import PlacedToken
-from ...engine.regeneration import Regeneration, choices, regenerate, rewrite_start, run_end
+from ...engine.regeneration import Regeneration, choices, regenerate, rewrite_end, rewrite_start, run_end
 from ...marks import Mark
 from ..params import invalid as _invalid
 from ..params import plain as _plain
@@ -91,7 +91,7 @@ def _locate(ls: QualmServer, target: Target) -> tuple[Any, Any, int, PlacedToken
     token = state.marks[index].data
     if target.choice >= len(token.alternatives):
         raise _invalid(f"the token has no alternative {target.choice}")
-    end = run_end([(m.start, m.end) for m in state.marks], index, document.text)
+    end = rewrite_end(document, token, run_end([(m.start, m.end) for m in state.marks], index, document.text))
     return doc, document, index, token, end
 
 
