@@ -33,13 +33,6 @@ def server(settings):
 
 
 @pytest.fixture(scope="module")
-def remote(server, settings):
-    backend = load_model(replace(settings.model, backend="openai", endpoint=server, top_logprobs=10))
-    yield backend
-    backend.close()
-
-
-@pytest.fixture(scope="module")
 def local(settings):
     backend = load_model(settings.model)
     yield backend

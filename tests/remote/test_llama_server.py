@@ -12,13 +12,12 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import replace
 
 import pytest
 from remote_servers import llama_server
 
 from qualm import prompts
-from qualm.model import GenerationOptions, TeacherForcingUnavailable, load_model
+from qualm.model import GenerationOptions, TeacherForcingUnavailable
 
 pytestmark = pytest.mark.model
 
@@ -29,13 +28,6 @@ PROMPT = "def strlen(string: str) -> int:\n    \"\"\" Return length of given str
 def server():
     with llama_server() as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def remote(server, settings):
-    backend = load_model(replace(settings.model, backend="openai", endpoint=server, top_logprobs=10))
-    yield backend
-    backend.close()
 
 
 def test_the_probe_finds_llama_cpp_and_that_it_cannot_score(remote):
