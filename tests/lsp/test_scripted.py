@@ -69,11 +69,11 @@ def test_handshake_status_and_unsupported_documents(script):
         status = plain(await s.command("qualm.status"))
         assert status["model"] == "scripted test model" and status["backend"] == "scripted" and status["state"] == "ready"
         # a document in a language qualm does not handle is not tracked: no lenses, no completion
-        js = "file:///tmp/qualm-scripted-test/app.js"
-        s.client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(uri=js, language_id="javascript", version=1, text="function f() {}\n")))
-        assert await s.lenses(js) == []
+        rs = "file:///tmp/qualm-scripted-test/main.rs"
+        s.client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(uri=rs, language_id="rust", version=1, text="fn f() {}\n")))
+        assert await s.lenses(rs) == []
         with pytest.raises(JsonRpcException, match="no open document"):
-            await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": js}, "position": {"line": 0, "character": 0}})
+            await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": rs}, "position": {"line": 0, "character": 0}})
 
     run(scenario)
 
