@@ -71,3 +71,43 @@ def test_a_javascript_document_gets_lenses_completions_marks_hovers_and_scores()
         assert (await s.command("qualm.status"))["state"] == "ready"
 
     run(scenario)
+
+
+TS = """/** Return the largest of the numbers, or undefined for an empty list. */
+export function largest(xs: number[]): number | undefined {
+  if (xs.length === 0) return undefined;
+  let best = xs[0];
+  for (const x of xs) {
+    if (x > best) best = x;
+  }
+  return best;
+}
+
+export const twice = (x: number): number => x * 2;
+"""
+
+
+def test_a_rewrite_from_a_scored_typescript_token_stays_inside_its_function():
+    async def scenario(s: Session):
+        await s.start({"editor": {"diagnostic_level": "low", "highlight_level": "low", "alternative_floor": 0.01}})
+        uri = "file:///tmp/qualm-lsp-test/largest.ts"
+        _open(s, TS, uri, "typescript")
+        result = await s.command("qualm.scoreDocument", uri)
+        assert result["functions"] == ["largest", "twice"]
+        await s.wait_for(lambda: s.marks.get(uri, {}).get("marks"), "marks of the scored document")
+        inside = [m for m in s.marks[uri]["marks"] if m["range"]["start"]["line"] < 8]
+        mark = max(inside, key=lambda m: ["low", "medium", "high"].index(m["level"]))
+        at = t.Position(mark["range"]["start"]["line"], mark["range"]["start"]["character"])
+        actions = await s.client.text_document_code_action_async(
+            t.CodeActionParams(text_document=t.TextDocumentIdentifier(uri=uri), range=t.Range(start=at, end=at), context=t.CodeActionContext(diagnostics=[]))
+        )
+        assert actions and actions[-1].title.startswith("qualm: regenerate from '")
+        resolved = await s.client.code_action_resolve_async(actions[0])
+        edit = resolved.edit.document_changes[0].edits[0]
+        # from the token to at most the end of largest(): the arrow function after it is untouched
+        assert (edit.range.start.line, edit.range.start.character) <= (at.line, at.character) and (edit.range.end.line, edit.range.end.character) <= (9, 0)
+        lines = TS.split("\n")
+        rewritten = "\n".join(lines[: edit.range.start.line] + [lines[edit.range.start.line][: edit.range.start.character] + edit.new_text + lines[edit.range.end.line][edit.range.end.character :]] + lines[edit.range.end.line + 1 :])
+        assert rewritten.endswith("export const twice = (x: number): number => x * 2;\n")
+
+    run(scenario)
