@@ -70,6 +70,11 @@ export class Regenerations implements vscode.TextDocumentContentProvider, vscode
     this.disposables.push(
       vscode.workspace.registerTextDocumentContentProvider(SCHEME, this),
       vscode.window.onDidChangeVisibleTextEditors(() => this.repaint()),
+      // the user closed the diff: that is a rejection (the stream stops, nothing is written)
+      vscode.window.tabGroups.onDidChangeTabs((e) => {
+        const p = this.current;
+        if (p && e.closed.some((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === p.previewUri.toString())) void this.reject();
+      }),
     );
   }
 

@@ -286,6 +286,16 @@ suite("qualm in a real VS Code", () => {
     await vscode.commands.executeCommand("qualm.rejectRegeneration");
     assert.equal(doc.getText(), before);
     assert.ok(!vscode.window.tabGroups.all.flatMap((g) => g.tabs).some((t) => t.input instanceof vscode.TabInputTextDiff), "the preview closed");
+    // closing the diff's tab is a rejection too
+    editor = await vscode.window.showTextDocument(doc);
+    const second = nextPreview(api, "finished", 120000);
+    await vscode.commands.executeCommand("qualm.cycleAlternatives");
+    await second;
+    const rejected = nextPreview(api, "rejected", 20000);
+    const diff = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff);
+    await vscode.window.tabGroups.close(diff);
+    await rejected;
+    assert.equal(doc.getText(), before);
     editor = await vscode.window.showTextDocument(doc);
   });
 
