@@ -131,6 +131,10 @@ def register(server: QualmServer) -> None:
         state = ls.docs.get(uri)
         if state is None or not state.marks or uri not in ls.workspace.text_documents:
             return None
+        only = params.context.only
+        wanted = [str(getattr(k, "value", k)) for k in only or ()]  # enum members or plain strings
+        if wanted and not any(KIND.value == k or KIND.value.startswith(f"{k}.") for k in wanted):
+            return None  # the client asked for other kinds (say, source actions on save)
         doc = ls.workspace.get_text_document(uri)
         start, end = doc.offset_at_position(params.range.start), doc.offset_at_position(params.range.end)
         found = _marks_at(state.marks, start, end)
