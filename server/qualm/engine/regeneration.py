@@ -44,10 +44,6 @@ class Regeneration:
     def text(self) -> str:
         return self.completion.text
 
-    @property
-    def unchanged(self) -> bool:
-        return self.completion.text == self.replaced
-
 
 def choices(token: PlacedToken, floor: float, limit: int = 5) -> list[Alternative]:
     """The alternatives worth offering at a token: not the token itself, at least ``floor`` likely."""

@@ -65,8 +65,9 @@ def _actions(ls: QualmServer, uri: str, version: int, marks: list[Mark[PlacedTok
     shown = _show(token.text.strip() or token.text)
     related = [d for d in diagnostics if d.source == "qualm"]
     out = []
+    offered = choices(token, ls.settings.editor.alternative_floor)
     for i, alt in enumerate(token.alternatives):
-        if alt in choices(token, ls.settings.editor.alternative_floor):
+        if alt in offered:
             out.append(types.CodeAction(
                 title=f"qualm: use '{_show(alt.text.strip() or alt.text)}' instead of '{shown}' ({alt.prob:.0%})",
                 kind=KIND, diagnostics=related or None, data=Target(uri, version, m.start, m.end, i).to_data(),
