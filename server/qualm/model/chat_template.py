@@ -11,6 +11,8 @@ from functools import lru_cache
 from jinja2 import TemplateError
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from ..prompts import ChatPrompt, thinking_off_marker
+
 CHATML = (
     "{% for message in messages %}<|im_start|>{{ message['role'] }}\n{{ message['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
@@ -30,6 +32,13 @@ def _compile(template: str):
 
     env.globals["raise_exception"] = raise_exception
     return env.from_string(template)
+
+
+def render_prompt(template: str, prompt: ChatPrompt) -> str:
+    """The text a model continues for ``prompt``: its user turn in the template, thinking switched
+    off where the template has the switch, then the start of the assistant's reply. Every backend
+    that renders its own prompts renders them so, and a served model sees the same text as in process."""
+    return render_chat(template, [{"role": "user", "content": prompt.user}]) + thinking_off_marker(template) + prompt.assistant_prefix
 
 
 def render_chat(template: str, messages: list[dict[str, str]]) -> str:

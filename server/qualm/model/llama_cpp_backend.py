@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from ..entropy import EntropyMeter, sample_top_p
-from ..prompts import ChatPrompt, thinking_off_marker
+from ..prompts import ChatPrompt
 from ..settings import ModelSettings
 from ..trace import Alternative, Trace
 from .backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken, generated_trace
@@ -213,10 +213,9 @@ class LlamaCppBackend:
     # -- prompts -----------------------------------------------------------------------------
 
     def render_prompt(self, prompt: ChatPrompt) -> str:
-        from .chat_template import render_chat  # noqa: PLC0415 - Jinja loads on the first prompt, not at import
+        from .chat_template import render_prompt  # noqa: PLC0415 - Jinja loads on the first prompt, not at import
 
-        head = render_chat(self._chat_template, [{"role": "user", "content": prompt.user}])
-        return head + thinking_off_marker(self._chat_template) + prompt.assistant_prefix
+        return render_prompt(self._chat_template, prompt)
 
     def _prompt_tokens(self, prompt: ChatPrompt) -> tuple[str, list[int]]:
         rendered = self.render_prompt(prompt)
