@@ -201,7 +201,9 @@ export class Regenerations implements vscode.TextDocumentContentProvider, vscode
     if (!editor || editor.document.uri.scheme === SCHEME) return;
     const at = editor.selection.active;
     const found = await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[]>("vscode.executeCodeActionProvider", editor.document.uri, new vscode.Range(at, at));
-    const ours = (found ?? []).filter((a): a is vscode.CodeAction => a instanceof vscode.CodeAction || "command" in a).map((a) => (a as vscode.CodeAction).command).filter((c): c is vscode.Command => !!c && c.command === PREVIEW_COMMAND && String(c.title).startsWith("qualm: use "));
+    const ours = (found ?? [])
+      .flatMap((a) => (typeof a.command === "object" && a.command ? [a.command] : [])) // a CodeAction's command, not a bare Command
+      .filter((c) => c.command === PREVIEW_COMMAND && c.title.startsWith("qualm: use "));
     if (!ours.length) {
       vscode.window.setStatusBarMessage("qualm: no alternatives at the cursor (put it on a highlighted token)", 5000);
       return;

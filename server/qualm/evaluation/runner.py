@@ -81,7 +81,7 @@ def collect(
     finished = [0]
     lock = threading.Lock()
 
-    def one(i: int, problem: Problem) -> ProblemData:
+    def one(problem: Problem) -> ProblemData:
         cache = ProblemCache(problem_dir(cache_root, identity.key, key, problem))
         on_step = (lambda step: on_progress(finished[0], len(problems), problem.task_id, step)) if on_progress else None
         steps = run_problem(backend, problem, settings, options, cache, stop, on_step=on_step)
@@ -94,9 +94,9 @@ def collect(
         return ProblemData(problem.task_id, bool(label.get("passed")), steps, problem.entry_point, cache)
 
     if plan.in_flight <= 1:
-        return [one(i, p) for i, p in enumerate(problems)]
+        return [one(p) for p in problems]
     with ThreadPoolExecutor(max_workers=plan.in_flight, thread_name_prefix="qualm-eval") as pool:
-        futures = [pool.submit(one, i, p) for i, p in enumerate(problems)]
+        futures = [pool.submit(one, p) for p in problems]
         try:
             return [f.result() for f in futures]
         except BaseException:

@@ -66,21 +66,18 @@ class OpenAIBackend:
         self._settings = settings
         self._client = client or RemoteClient(ClientConfig(settings.endpoint, settings.api_key_env, settings.timeout_s, settings.retries))
         self._closed = False
-        # Every request holds a slot: samples, concurrent problems of an evaluation and editor
-        # requests together never have more than max_concurrency answers in flight on the server.
-        self._slots = threading.BoundedSemaphore(max(1, settings.max_concurrency))
         try:
             self.endpoint = self._probe()
         except Exception:
             self._client.close()
             raise
         e = self.endpoint
-        in_flight = max(1, settings.max_concurrency)
-        if e.engine in ONE_AT_A_TIME:
-            # llama-cpp-python's server decodes one request at a time and, by default, cuts the
-            # running answer short when another arrives: qualm never sends it two at once
-            in_flight = 1
-            self._slots = threading.BoundedSemaphore(1)
+        # Every request holds a slot: samples, concurrent problems of an evaluation and editor
+        # requests together never have more than this many answers in flight on the server.
+        # llama-cpp-python's server decodes one request at a time and, by default, cuts the running
+        # answer short when another arrives: qualm never sends it two at once.
+        in_flight = 1 if e.engine in ONE_AT_A_TIME else max(1, settings.max_concurrency)
+        self._slots = threading.BoundedSemaphore(in_flight)
         self._info = ModelInfo(
             name=e.model,
             identity=ModelIdentity("endpoint", e.identity_digest(self._client.root), e.model, f"{self._client.root} {e.model}"),
@@ -178,11 +175,9 @@ class OpenAIBackend:
         return self._info
 
     def render_prompt(self, prompt: ChatPrompt) -> str:
-        from ...prompts import thinking_off_marker  # noqa: PLC0415 - keeps the import graph of the remote package small
-        from ..chat_template import render_chat  # noqa: PLC0415 - Jinja loads on the first prompt
+        from ..chat_template import render_prompt  # noqa: PLC0415 - Jinja loads on the first prompt
 
-        template = self._info.chat_template
-        return render_chat(template, [{"role": "user", "content": prompt.user}]) + thinking_off_marker(template) + prompt.assistant_prefix
+        return render_prompt(self._info.chat_template, prompt)
 
     def generate(self, prompt: ChatPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
         return self._decode(prompt, options, 1, on_token, cancel)[0]
