@@ -96,6 +96,19 @@ def with_lexical(results: dict, lexical_path: Path | None, replace: bool = False
     return results
 
 
+def with_extra(results: dict, extra_path: Path | None) -> dict:
+    """Signals measured later for the same functions (``solution_signals.py``) added to the full
+    runs' values; a function the later run lacks keeps its values without them (taken at their
+    mean by the fit, as an assessment without them would be)."""
+    if extra_path is None:
+        return results
+    extra = read_results(extra_path)
+    for key, v in results.items():
+        if key in extra:
+            v["values"].update({k: x for k, x in extra[key]["values"].items() if not k.startswith("lexical.")})
+    return results
+
+
 def generated(model: PassModel, folder: Path, settings: Settings) -> None:
     """The chance of passing on the model's own greedy solutions of the evaluation's test split,
     against the official labels, from the evaluation's cache (no model run): the lexical signals
@@ -120,13 +133,23 @@ def generated(model: PassModel, folder: Path, settings: Settings) -> None:
         lexical = lexical_report(trace, settings.lexical.top_k)
         row = (runs.get("matrix") or [None])[0]
         entry = label.get("entry_point") or _entry_point(tests["tests"])
-        func = None
+        func = weighted = None
         if row is not None and entry:
             kept = calling_only(parse_tests(json.dumps(tests["tests"]), limit=settings.functional.n_tests, function_name=entry), entry).tests
             outcome = dict(zip(tests["tests"], row))
-            ran = [outcome[t] for t in kept if t in outcome]
-            func = 1 - sum(ran) / len(ran) if ran else None
-        signals = signals_of(lexical, None, None, func)
+            ran = [t for t in kept if t in outcome]
+            func = 1 - sum(outcome[t] for t in ran) / len(ran) if ran else None
+            # The editor's functional_weighted, with the evaluation's own samples as the solutions
+            # (10 at temperature 0.8, not the editor's 6 at 0.6): each test weighted by the share of
+            # them that pass it.
+            try:
+                sample_rows = [dict(zip(tests["tests"], r)) for r in json.loads((problem / "sampletests.json").read_text())["matrix"] if r is not None]
+            except (OSError, ValueError, KeyError):
+                sample_rows = []
+            weights = [sum(r.get(t, False) for r in sample_rows) / len(sample_rows) for t in ran] if sample_rows else []
+            if sum(weights) > 0:
+                weighted = 1 - sum(w * outcome[t] for w, t in zip(weights, ran)) / sum(weights)
+        signals = signals_of(lexical, None, None, func, weighted, None)
         examples.append(Example(task_id, signals, bool(label.get("passed"))))
         chances.append(model.probability(signals))
         entropy.append(lexical.all.top_k_entropy)
@@ -136,7 +159,7 @@ def generated(model: PassModel, folder: Path, settings: Settings) -> None:
         return
     passing = sum(e.passed for e in examples)
     print(f"\nthe model's greedy solutions of MBPP 11-510 (the evaluation's test split, never tuned on): {len(examples)} problems, {passing} pass the official tests")
-    for name, doubt in (("Top-5 entropy (the paper's lexical)", entropy), ("functional, the paper's count", func_paper), (f"lexical.all.{settings.lexical.assess_signal}", [e.signals.get(f"lexical.all.{settings.lexical.assess_signal}") for e in examples]), ("functional, calling asserts only", [e.signals.get("functional") for e in examples])):
+    for name, doubt in (("Top-5 entropy (the paper's lexical)", entropy), ("functional, the paper's count", func_paper), (f"lexical.all.{settings.lexical.assess_signal}", [e.signals.get(f"lexical.all.{settings.lexical.assess_signal}") for e in examples]), ("functional, calling asserts only", [e.signals.get("functional") for e in examples]), ("functional_weighted (the 10 samples as solutions)", [e.signals.get("functional_weighted") for e in examples])):
         auc, n = auroc_fails(examples, doubt)
         print(f"  {name:40} AUROC {auc:.3f} ({n} problems)")
     auc, n = auroc_fails(examples, [None if p is None else 1 - p for p in chances])
@@ -161,13 +184,16 @@ def main() -> None:
     ap.add_argument("--tune-lexical", type=Path, default=None, help="a lexical-only results file of the same pairs: lexical signals the full run lacks are taken from it")
     ap.add_argument("--holdout-lexical", type=Path, default=None)
     ap.add_argument("--lexical-replaces", action="store_true", help="the lexical-only files scored another way (model.score_batch): their lexical signals replace the full runs'")
-    ap.add_argument("--write", action="store_true", help="write the default model's calibration file")
+    ap.add_argument("--tune-extra", type=Path, default=None, help="signals measured later for the same functions (solution_signals.py), merged in")
+    ap.add_argument("--holdout-extra", type=Path, default=None)
+    ap.add_argument("--model-key", default=DEFAULT_MODEL.key, help="the shipped calibration file to rewrite (default: the default model's)")
+    ap.add_argument("--write", action="store_true", help="write the model's calibration file")
     ap.add_argument("--plot", type=Path, default=None, help="the reliability diagram (PNG) of the holdout split")
     ap.add_argument("--generated", type=Path, default=None, help="an evaluation cache folder (<cache>/<model key>/<settings key>/mbpp): the model's greedy solutions of MBPP 11-510 with their official labels")
     args = ap.parse_args()
     settings = Settings()
-    tune = examples_of(read_pairs(DATA, "tune"), with_lexical(read_results(args.tune), args.tune_lexical, args.lexical_replaces))
-    holdout = examples_of(read_pairs(DATA, "holdout"), with_lexical(read_results(args.holdout), args.holdout_lexical, args.lexical_replaces))
+    tune = examples_of(read_pairs(DATA, "tune"), with_extra(with_lexical(read_results(args.tune), args.tune_lexical, args.lexical_replaces), args.tune_extra))
+    holdout = examples_of(read_pairs(DATA, "holdout"), with_extra(with_lexical(read_results(args.holdout), args.holdout_lexical, args.lexical_replaces), args.holdout_extra))
     print(f"tune: {describe_split(tune, 'tune')}")
 
     print("\nlexical signals on the tune split (AUROC for 'fails'):")
@@ -175,7 +201,7 @@ def main() -> None:
         auc, n = auroc_fails(tune, [e.signals.get(f"lexical.all.{name}") for e in tune])
         print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
     print(f"  the setting lexical.assess_signal is {settings.lexical.assess_signal}")
-    for name in ("algorithmic", "candidate_distance", "functional"):
+    for name in ("algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement"):
         auc, n = auroc_fails(tune, [e.signals.get(name) for e in tune])
         print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
 
@@ -186,7 +212,7 @@ def main() -> None:
         print(f"  {', '.join(cv.features):80} {cv.logloss:8.4f} {cv.auroc or float('nan'):6.3f} {cv.brier:6.3f} {cv.ece:6.3f}")
     print(f"  chosen (lowest log-loss, then fewest signals): {', '.join(features)}")
 
-    old = Calibration.load(SHIPPED_DIR / f"{DEFAULT_MODEL.key}.json")
+    old = Calibration.load(SHIPPED_DIR / f"{args.model_key}.json")
     cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, features)
     model = cal.pass_model
     print("\nfitted on the whole tune split:", json.dumps({"features": model.features, "coef": [round(c, 3) for c in model.coef], "intercept": round(model.intercept, 3)}))
@@ -194,7 +220,7 @@ def main() -> None:
     if quality is not None:
         print(f"\nholdout: {quality.description}")
         print(f"  {'signal':40} {'AUROC fails':>11} {'functions':>9}")
-        for name in ["lexical.all.top_k_entropy", f"lexical.all.{settings.lexical.assess_signal}", "algorithmic", "candidate_distance", "functional"]:
+        for name in ["lexical.all.top_k_entropy", f"lexical.all.{settings.lexical.assess_signal}", "algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement"]:
             auc, n = auroc_fails(holdout, [e.signals.get(name) for e in holdout])
             print(f"  {name:40} {auc if auc is not None else float('nan'):11.3f} {n:9d}")
         auc, rel = quality.auroc, quality.reliability
@@ -211,7 +237,7 @@ def main() -> None:
         generated(model, args.generated, settings)
 
     if args.write:
-        path = SHIPPED_DIR / f"{DEFAULT_MODEL.key}.json"
+        path = SHIPPED_DIR / f"{args.model_key}.json"
         cal.save(path)
         print(f"\nwrote {path}")
 

@@ -25,18 +25,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from qualm_sandbox import SandboxConfig
+
 from .chance import PassModel, signals_of, with_derived
 from .chance_fit import Example, Reliability, check_fit_split, fit_pass_model, reliability
 from .engine import SampleCache, assess_function, score_function
 from .engine.calibration import calibration_settings
+from .engine.solutions import check_against_solutions
 from .ensemble import Calibration, new_calibration
 from .lang import PYTHON
 from .lang.python.source import with_docstring
 from .model import CancelToken, ModelBackend
 from .settings import Settings
+from .signals.agreement import run_probes
 
 # The candidate inputs of the chance of passing: the functional axis alone, with each kind of
-# lexical signal for code in the file, then with the plan signals.
+# lexical signal for code in the file, then with the plan signals, then the signals of the model's
+# own solutions.
 CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
     ("functional",),
     ("functional", "lexical.all.top_k_surprisal"),
@@ -53,6 +58,15 @@ CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
     ("functional", "lexical.all.top_k_unexpected"),
     ("functional", "lexical.all.top_k_unexpected", "lexical.all.top_k_surprisal"),
     ("functional", "lexical.all.top_k_unexpected", "candidate_distance"),
+    # The model's own solutions (qualm.engine.solutions): the tests weighted by them, and agreement.
+    ("functional_weighted",),
+    ("functional_weighted", "lexical.all.max_surprisal"),
+    ("functional_weighted", "lexical.all.top_k_surprisal"),
+    ("functional_weighted", "agreement"),
+    ("functional_weighted", "agreement", "lexical.all.max_surprisal"),
+    ("functional", "functional_weighted", "lexical.all.max_surprisal"),
+    ("functional_weighted", "lexical.all.max_surprisal", "candidate_distance"),
+    ("agreement", "lexical.all.max_surprisal"),
 )
 SIDES = ("original", "mutant")
 
@@ -89,6 +103,33 @@ def measure(backend: ModelBackend, settings: Settings, row: dict, side: str, sam
         "extra": {k: v for k, v in a.extra.items() if k != "signals"},
     }
     return {"pair_id": row["pair_id"], "side": side, "axes": "all", "seconds": time.perf_counter() - t0, "values": a.extra["signals"], "detail": detail}
+
+
+def measure_solutions(backend: ModelBackend, settings: Settings, row: dict, side: str, measured: dict, samples: SampleCache) -> dict:
+    """The signals of the model's own solutions (``qualm.engine.solutions``) for a function measured
+    before without them: its tests are those of ``measured`` (a full run's result), so the plans and
+    tests need not be decoded again; the solutions decode in their own batch, as in an assessment,
+    so the values are those an assessment computes. Also says whether the candidate's verdicts are
+    the full run's (they must be: the probes do not change a verdict)."""
+    fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
+    short = fn.name.split(".")[-1]
+    tests = [t for t, _ in measured["detail"]["tests"]]
+    t0 = time.perf_counter()
+    values: dict[str, float | None] = {"functional_weighted": None, "agreement": None}
+    detail: dict = {"tests": len(tests)}
+    if tests:
+        f = settings.functional
+        config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
+        probes = run_probes(fn.imports + "\n" + fn.source, tests, short, config)
+        solved = check_against_solutions(backend, fn.problem_description, short, probes, settings, PYTHON, config, samples)
+        values = {"functional_weighted": solved.weighted, "agreement": solved.agreement}
+        detail.update({
+            "verdicts_as_measured": [o.status for o in probes.outcomes] == [st for _, st in measured["detail"]["tests"]],
+            "solutions": [[x.tokens, x.passed, x.ran, x.agreement] for x in solved.solutions],
+            "disagreements": solved.disagreements,
+            "solutions_seconds": solved.seconds,
+        })
+    return {"pair_id": row["pair_id"], "side": side, "axes": "solutions", "seconds": time.perf_counter() - t0, "values": values, "detail": detail}
 
 
 def measure_pairs(

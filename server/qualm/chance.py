@@ -62,9 +62,17 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
     return out
 
 
-def signals_of(lexical: LexicalReport, algorithmic: float | None, candidate_distance: float | None, functional: float | None) -> dict[str, float | None]:
+def signals_of(
+    lexical: LexicalReport,
+    algorithmic: float | None,
+    candidate_distance: float | None,
+    functional: float | None,
+    functional_weighted: float | None = None,
+    agreement: float | None = None,
+) -> dict[str, float | None]:
     """Every signal of an assessment by name, each oriented so that larger = more doubt:
-    ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes."""
+    ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes, then the two
+    signals of the model's own solutions (``qualm.engine.solutions``)."""
     out: dict[str, float | None] = {}
     for scope in ("all", "code"):
         report = getattr(lexical, scope)
@@ -74,6 +82,8 @@ def signals_of(lexical: LexicalReport, algorithmic: float | None, candidate_dist
     out["algorithmic"] = algorithmic
     out["candidate_distance"] = candidate_distance
     out["functional"] = functional
+    out["functional_weighted"] = functional_weighted
+    out["agreement"] = agreement
     return with_derived(out)
 
 

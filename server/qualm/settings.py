@@ -108,6 +108,12 @@ class FunctionalSettings:
     timeout: float = 4.0  # seconds per test
     memory_mb: int = 1024  # per test process
     sandbox_mode: str = "auto"  # "auto" | "bubblewrap" | "limits"
+    # The model's own solutions, run on the tests' inputs (qualm.signals.agreement): the first is
+    # greedy, the others sampled. 0 turns them off (and the signals built on them).
+    n_solutions: int = 6
+    solution_temperature: float = 0.6
+    solution_top_p: float = 0.95
+    solution_max_tokens: int = 384
 
 
 @dataclass(frozen=True)
@@ -229,6 +235,10 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "functional.max_tokens": (16, None),
     "functional.timeout": (0.1, None),
     "functional.memory_mb": (64, None),
+    "functional.n_solutions": (0, None),
+    "functional.solution_temperature": (0, None),
+    "functional.solution_top_p": (0, 1),
+    "functional.solution_max_tokens": (16, None),
     "ensemble.weights.lexical": (0, None),
     "ensemble.weights.algorithmic": (0, None),
     "ensemble.weights.functional": (0, None),

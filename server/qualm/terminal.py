@@ -167,6 +167,13 @@ def assessment_report(a, where: str) -> list:
         if a.sandbox:
             tests.append(f"  sandbox: {a.sandbox}\n", style="dim")
         out.append(tests)
+    sol = a.solutions
+    if sol is not None and sol.solutions:
+        own = Text(f"the model's own solutions ({len(sol.solutions)})\n", style="bold")
+        own.append(f"  {sol.agreement_note}\n  tests weighted by the solutions that pass them: {_fmt(sol.weighted)} ({sol.weighted_note})\n")
+        for test, mine, theirs in sol.disagreements[:5]:
+            own.append(f"  ≠ {test.replace(chr(10), ' ⏎ ')}: this code gives {mine}, most solutions {theirs}\n")
+        out.append(own)
     elif a.dropped_tests:
         out.append(Text(f"self-tests: none usable; {len(a.dropped_tests)} dropped (e.g. {a.dropped_tests[0][1]})", style="dim"))
     return out

@@ -31,7 +31,7 @@ WRONG = HEADER + "    return a - b\n"
 @pytest.fixture(scope="module")
 def small(settings):
     # Fewer samples than the paper's 10 + 10 keep the suite fast; the pipeline is the same.
-    return settings.with_overrides(algorithmic={"n_plans": 4, "max_tokens": 200}, functional={"n_tests": 6, "max_tokens": 400})
+    return settings.with_overrides(algorithmic={"n_plans": 4, "max_tokens": 200}, functional={"n_tests": 6, "max_tokens": 400, "n_solutions": 3})
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +48,23 @@ def test_the_wrong_body_gets_the_higher_functional_uncertainty(correct_and_wrong
     assert [t.code for t in right.tests] == [t.code for t in wrong.tests]
     assert wrong.functional.raw > right.functional.raw
     assert any(t.status == "failed" for t in wrong.tests)
+
+
+def test_the_model_solutions_side_with_the_right_body(correct_and_wrong):
+    right, wrong = correct_and_wrong
+    assert right.solutions is not None and len(right.solutions.solutions) == 3
+    assert all(s.ran == len(right.tests) for s in right.solutions.solutions)
+    # add(a, b) is easy: the model's solutions answer as a + b does, and not as a - b does
+    assert right.extra["signals"]["agreement"] < wrong.extra["signals"]["agreement"]
+    assert right.extra["signals"]["functional_weighted"] < wrong.extra["signals"]["functional_weighted"]
+    assert wrong.solutions.disagreements and not right.solutions.disagreements
+    assert "weighted by the model's 3 solutions" in wrong.functional.note
+
+
+def test_no_solutions_when_they_are_off(backend, small):
+    a = assess_function(backend, find_function(WRONG, "add"), small.with_overrides(functional={"n_solutions": 0}), None)
+    assert a.solutions is None and a.functional.available
+    assert a.extra["signals"]["agreement"] is None and a.extra["signals"]["functional_weighted"] is None
 
 
 def test_assessment_has_every_axis_and_detail(correct_and_wrong):
@@ -183,7 +200,9 @@ def test_with_the_shipped_calibration_the_wrong_function_gets_the_lower_chance(b
     wrong = assess_function(backend, find_function(WRONG, "add"), small, cal, samples=samples)
     # The second function has the same problem: its 4 plans and the test list came from the first.
     assert right.extra["reused_samples"] == 0 and wrong.extra["reused_samples"] == 5
+    # and so are the model's 3 solutions, with their runs of the same tests
+    assert right.solutions.reused == 0 and wrong.solutions.reused == 3
     assert 0.0 <= wrong.chance_of_passing < right.chance_of_passing <= 1.0
     assert "logistic fit of pass/fail" in right.chance_note
     # the suite's smaller samples are not what the reference was made with, and the note says so
-    assert "made with other settings: n_plans 5, now 4; plan_max_tokens 256, now 200; n_tests 10, now 6" in right.calibration_note
+    assert "made with other settings: n_plans 5, now 4; plan_max_tokens 256, now 200; n_tests 10, now 6; n_solutions 6, now 3" in right.calibration_note

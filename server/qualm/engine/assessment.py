@@ -29,6 +29,7 @@ from .calibration import calibration_settings
 from .document import Document
 from .samples import SampleCache, decode_with_cache
 from .scoring import score_function
+from .solutions import SolutionsResult, check_against_solutions
 
 Progress = Callable[[str, str], None]  # (axis or stage, message)
 
@@ -99,6 +100,9 @@ class Assessment:
     seconds: float
     seed: int
     extra: dict = field(default_factory=dict)
+    # The model's own solutions run on the tests (qualm.engine.solutions): the functional axis with
+    # each test weighted by the solutions that pass it, and how often the code answers as they do.
+    solutions: SolutionsResult | None = None
 
     def axes(self) -> list[AxisResult]:
         return [self.lexical, self.algorithmic, self.functional]
@@ -230,6 +234,7 @@ def assess_function(
     parsed = calling_only(parse_tests(test_trace.text if test_trace else "", limit=f.n_tests, function_name=short_name), short_name)
     tests: list[TestResult] = []
     sandbox_note = ""
+    solved: SolutionsResult | None = None
     if weights["functional"] <= 0:
         func_raw, func_note = None, OFF_NOTE
     elif not want_func:
@@ -239,11 +244,16 @@ def assess_function(
     else:
         progress("functional", "running the self-tests in the sandbox")
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
-        result = functional_uncertainty(fn.imports + "\n" + fn.source, parsed, config, should_stop=lambda: cancel.cancelled)
+        result = functional_uncertainty(fn.imports + "\n" + fn.source, parsed, config, should_stop=lambda: cancel.cancelled, function_name=short_name)
         _check(cancel)
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
         if result.report is not None:
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
+        if result.probes is not None and f.n_solutions > 0:
+            solved = check_against_solutions(backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress)
+            _check(cancel)
+            if solved.weighted is not None:
+                func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"
     func_seconds = sampling_seconds * (1 - plan_share) + (time.perf_counter() - t0) if want_func else 0.0
 
     raws = {"lexical": lexical.raw, "algorithmic": algo.uncertainty, "functional": func_raw}
@@ -253,7 +263,10 @@ def assess_function(
         pct["lexical"] = None
         lexical = replace(lexical, note=lexical.note + f"; no percentile: the calibration file's lexical reference is {calibration.lexical_signal}")
     ens = ensemble(pct, weights)
-    signals = signals_of(lexical_scores, algo.uncertainty, own.distance if own is not None else None, func_raw)
+    signals = signals_of(
+        lexical_scores, algo.uncertainty, own.distance if own is not None else None, func_raw,
+        solved.weighted if solved is not None else None, solved.agreement if solved is not None else None,
+    )
     chance, chance_note = _chance(calibration, signals, backend.info.name)
     if calibration is None:
         cal_note = f"no calibration file for {backend.info.name}: raw scores only (run `qualm calibrate`)"
@@ -291,6 +304,7 @@ def assess_function(
         seconds=time.perf_counter() - t_start,
         seed=seed,
         extra={"signals": signals, "sampling_seconds": sampling_seconds, "sampled_tokens": sum(len(t.tokens) for t in traces), "reused_samples": sum(reused)},
+        solutions=solved,
     )
 
 

@@ -32,6 +32,8 @@ def calibration_settings(settings: Settings) -> dict:
         "plan_max_tokens": a.max_tokens,
         "stop_after_last_step": a.stop_after_last_step,
         "n_tests": settings.functional.n_tests,
+        "n_solutions": settings.functional.n_solutions,
+        "solution_temperature": settings.functional.solution_temperature,
         "top_k": settings.lexical.top_k,
         "lexical_signal": settings.lexical.assess_signal,
         "score_batch": settings.model.score_batch,

@@ -5,7 +5,8 @@ docstring, imports), with fixed seeds: assessing the function again after an edi
 or assessing a second version of it, would decode exactly the same samples again. They are most
 of an assessment's cost (the plans alone about two thirds on a CPU), so they are kept here, keyed
 by everything they depend on: the model, the rendered prompt and the sampling options. The code's
-own plan depends on the code and is never kept.
+own plan depends on the code and is never kept. The runs of the model's own solutions on its tests
+(``qualm.engine.solutions``) are kept beside them, keyed by the solution and the tests.
 
 An object, not a module global: the language server keeps one per loaded model, the CLI one per
 run, and a benchmark one for its pairs.
@@ -15,7 +16,8 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any
 
 from ..model import GenerationOptions
 from ..prompts import ChatPrompt
@@ -28,6 +30,8 @@ class SampleCache:
     def __init__(self, max_entries: int = 256) -> None:
         self._max = max_entries
         self._entries: OrderedDict[Key, Trace] = OrderedDict()
+        # Other results that depend on the problem alone (the runs of the model's solutions).
+        self._values: OrderedDict[Hashable, object] = OrderedDict()
         self._lock = threading.Lock()
         self.hits = 0
         self.misses = 0
@@ -56,9 +60,24 @@ class SampleCache:
             while len(self._entries) > self._max:
                 self._entries.popitem(last=False)
 
+    def get_value(self, key: Hashable) -> Any:
+        with self._lock:
+            if key in self._values:
+                self._values.move_to_end(key)
+                return self._values[key]
+            return None
+
+    def put_value(self, key: Hashable, value: object) -> None:
+        with self._lock:
+            self._values[key] = value
+            self._values.move_to_end(key)
+            while len(self._values) > self._max:
+                self._values.popitem(last=False)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()
+            self._values.clear()
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -123,13 +123,20 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
         far = f"{a.candidate_distance:.2f} from the sampled plans (0: the same steps, 1: nothing in common)" if a.candidate_distance is not None else "not comparable"
         lines.append(f"\n**The code's own plan**, as the model reads the function: {far}\n")
         lines += [f"{i}. {s}" for i, s in enumerate(a.candidate_plan.steps[:10], 1)]
+    sol = a.solutions
+    weights = sol.test_weights if sol is not None and len(sol.test_weights) == len(a.tests) else None
     if a.tests:
         passed = sum(t.status == "passed" for t in a.tests)
-        lines.append(f"\n**Self-tests**: {passed} of {len(a.tests)} passed\n")
-        for t in a.tests:
+        lines.append(f"\n**Self-tests**: {passed} of {len(a.tests)} passed" + (f"; in brackets, how many of the model's {len(sol.solutions)} own solutions pass each (a test none passes probably expects the wrong value)" if weights is not None and sol is not None else "") + "\n")
+        for i, t in enumerate(a.tests):
             mark = "✓" if t.status == "passed" else "✗"
             code = t.code.replace("\n", " ⏎ ")
-            lines.append(f"- {mark} `{code}`" + ("" if t.status == "passed" else f" — {t.status}: {t.message}"))
+            share = f" ({round(weights[i] * len(sol.solutions))}/{len(sol.solutions)})" if weights is not None and sol is not None else ""
+            lines.append(f"- {mark} `{code}`{share}" + ("" if t.status == "passed" else f" — {t.status}: {t.message}"))
+    if sol is not None and sol.solutions:
+        lines.append(f"\n**The model's own solutions** ({len(sol.solutions)}): {sol.agreement_note}; tests weighted by them: {_num(sol.weighted)} ({sol.weighted_note})\n")
+        for test, mine, theirs in sol.disagreements[:5]:
+            lines.append(f"- `{test.replace(chr(10), ' ⏎ ')}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
     return "\n".join(lines)
 
 

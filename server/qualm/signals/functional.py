@@ -18,7 +18,9 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from qualm_sandbox import SandboxConfig, SandboxReport, SandboxUnavailable, run_tests
+from qualm_sandbox import SandboxConfig, SandboxReport, SandboxUnavailable, TestOutcome, run_tests
+
+from .agreement import ProbeReport, run_probes
 
 _FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)(?:```|$)", re.DOTALL)
 _STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"|\'((?:[^\'\\\n]|\\.)*)\'')
@@ -172,6 +174,7 @@ class FunctionalResult:
     parsed: ParsedTests
     report: SandboxReport | None
     sandbox: str = ""  # the isolation that was active, or why there was none
+    probes: ProbeReport | None = None  # with the answers of each call, when run as probes
 
 
 def functional_uncertainty(
@@ -179,14 +182,25 @@ def functional_uncertainty(
     parsed: ParsedTests,
     config: SandboxConfig | None = None,
     should_stop: Callable[[], bool] | None = None,
+    function_name: str | None = None,
 ) -> FunctionalResult:
-    """Run the parsed tests against the candidate (its imports and source) in the sandbox."""
+    """Run the parsed tests against the candidate (its imports and source) in the sandbox. With
+    ``function_name``, each test also records what that function's calls answered
+    (:func:`qualm.signals.agreement.run_probes`; the verdicts are the same)."""
     if not parsed.tests:
         reasons = sorted({why for _, why in parsed.dropped})
         why = f"; {', '.join(reasons)}" if reasons else ""
         return FunctionalResult(None, f"unavailable: the model wrote no usable assert statement ({len(parsed.dropped)} dropped{why})", parsed, None)
+    probes = None
     try:
-        report = run_tests(candidate_preamble, parsed.tests, config, should_stop=should_stop)
+        if function_name is None:
+            report = run_tests(candidate_preamble, parsed.tests, config, should_stop=should_stop)
+        else:
+            probes = run_probes(candidate_preamble, parsed.tests, function_name, config, should_stop=should_stop)
+            report = SandboxReport(
+                [TestOutcome(i, o.test, o.status, o.message, o.output, o.seconds) for i, o in enumerate(probes.outcomes)],  # type: ignore[arg-type]
+                isolation=probes.isolation, isolation_note=probes.isolation_note, seconds=probes.seconds, cancelled=probes.cancelled,
+            )
     except SandboxUnavailable as exc:
         return FunctionalResult(None, f"unavailable: {exc}", parsed, None, str(exc))
     total = len(report.outcomes)
@@ -195,4 +209,4 @@ def functional_uncertainty(
     uncalled = sum(why.startswith("never calls") for _, why in parsed.dropped)
     if uncalled:
         note += f"; {uncalled} dropped: they never call the function"
-    return FunctionalResult(1.0 - report.passed / total, note, parsed, report, report.isolation_note)
+    return FunctionalResult(1.0 - report.passed / total, note, parsed, report, report.isolation_note, probes)

@@ -1,0 +1,125 @@
+"""The model's own solutions of the problem, run on the inputs of its tests.
+
+Written from the problem alone (the paper's code prompt, the first greedy and the others sampled),
+they are kept between assessments with the plans and tests (``SampleCache``), and so are their
+runs. They decode in a batch of their own, after the plans and tests: a sampled answer depends on
+what shares its batch (llama.cpp's batched arithmetic), so the plans and tests stay exactly those of
+an assessment without solutions, and a calibration can add them to rows measured before.
+
+Two signals come of them (:mod:`qualm.signals.agreement`): the functional axis with each test
+weighted by how many solutions pass it, and how often the candidate answers as the solutions do.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from qualm_sandbox import SandboxConfig, SandboxUnavailable
+
+from .. import prompts
+from ..lang import Language
+from ..model import CancelToken, GenerationOptions, ModelBackend
+from ..settings import Settings
+from ..signals.agreement import ProbeReport, agreement, run_probes, weighted_functional
+from .samples import Job, SampleCache, decode_with_cache
+
+Progress = Callable[[str, str], None]
+SOLUTION_SEED = 2000  # added to the generation seed: apart from the plans' and the tests' seeds
+
+
+@dataclass(frozen=True)
+class SolutionRun:
+    text: str
+    tokens: int
+    passed: int  # the model's tests it passes
+    ran: int  # tests it ran
+    agreement: float | None  # share of the test inputs it answers as the candidate does
+
+
+@dataclass(frozen=True)
+class SolutionsResult:
+    weighted: float | None  # the functional axis with tests weighted by the solutions
+    weighted_note: str
+    agreement: float | None  # 1 - mean agreement with the candidate (larger = more doubt)
+    agreement_note: str
+    solutions: list[SolutionRun] = field(default_factory=list)
+    disagreements: list[tuple[str, str, str]] = field(default_factory=list)  # (test, candidate's answer, solutions' answer)
+    test_weights: list[float] = field(default_factory=list)  # per test: the share of solutions that pass it
+    reused: int = 0  # solutions taken from the cache
+    seconds: float = 0.0
+
+
+def solution_jobs(problem: str, settings: Settings, language: Language) -> list[Job]:
+    f = settings.functional
+    prompt = prompts.code_generation(problem, language.display_name, language.fence)
+    return [
+        (prompt, GenerationOptions(
+            max_tokens=f.solution_max_tokens,
+            temperature=0.0 if i == 0 else f.solution_temperature,
+            top_p=f.solution_top_p,
+            seed=settings.generation.seed + SOLUTION_SEED + i,
+            top_alternatives=1,
+        ))
+        for i in range(f.n_solutions)
+    ]
+
+
+def check_against_solutions(
+    backend: ModelBackend,
+    problem: str,
+    function_name: str,
+    candidate: ProbeReport,
+    settings: Settings,
+    language: Language,
+    config: SandboxConfig,
+    samples: SampleCache | None = None,
+    cancel: CancelToken | None = None,
+    progress: Progress | None = None,
+) -> SolutionsResult:
+    """Decode the model's solutions (or take them from ``samples``), run the candidate's tests on
+    each, and compare: ``candidate`` is the candidate's own probe run of the same tests."""
+    t0 = time.perf_counter()
+    cancel = cancel or CancelToken()
+    progress = progress or (lambda stage, message: None)
+    tests = [o.test for o in candidate.outcomes]
+    jobs = solution_jobs(problem, settings, language)
+    if not jobs:
+        return SolutionsResult(None, "off (functional.n_solutions is 0)", None, "off (functional.n_solutions is 0)")
+    progress("functional", f"writing {len(jobs)} solutions of its own")
+    traces, reused = decode_with_cache(
+        jobs, [True] * len(jobs), backend.info.identity.digest, samples,
+        lambda todo: backend.generate_batch(todo, on_progress=lambda n: progress("functional", f"solutions: {n} tokens"), cancel=cancel),
+    )
+    if cancel.cancelled:
+        return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
+    progress("functional", "running the tests on the model's solutions")
+    key_tests = tuple(tests)
+
+    def run(text: str) -> ProbeReport:
+        key = ("solution-probes", backend.info.identity.digest, function_name, text, key_tests)
+        if samples is not None and (hit := samples.get_value(key)) is not None:
+            return hit
+        started = time.monotonic()
+        # A solution gets twice the per-test limit in all: one that loops is not worth the wait,
+        # and the tests it did not reach are left out of its verdicts (ProbeOutcome.ran).
+        report = run_probes(text, tests, function_name, config, should_stop=lambda: cancel.cancelled or time.monotonic() - started > 2 * config.timeout)
+        if samples is not None and not cancel.cancelled:
+            samples.put_value(key, report)
+        return report
+
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            runs = list(pool.map(run, [t.text for t in traces]))
+    except SandboxUnavailable as exc:
+        return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
+    outcomes = [r.outcomes for r in runs]
+    w = weighted_functional(candidate.outcomes, outcomes)
+    a = agreement(candidate.outcomes, outcomes)
+    solutions = [
+        SolutionRun(t.text, len(t.tokens), r.passed, sum(o.ran for o in r.outcomes), share)
+        for t, r, share in zip(traces, runs, a.per_solution)
+    ]
+    return SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0)

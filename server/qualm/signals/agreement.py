@@ -1,0 +1,260 @@
+"""Behavioural agreement: does the code in the file do what the model's own solutions do?
+
+The functional axis asks the model for tests with expected values; a 0.5B model gets many of those
+values wrong, so a right function fails tests as often as a wrong one. The inputs of those tests
+are still good questions. Here the model also writes K solutions of the problem (from the same
+signature and docstring), and the candidate and each solution run every test's calls in the
+sandbox, recording what each call of the function under test returned (or raised). Where the
+model's solutions answer a question one way and the candidate another, the candidate (or the
+solutions) are wrong there; a candidate that answers as most of them do is probably right. This is
+the agreement half of CodeT's dual agreement (Chen et al., 2022), with the test inputs of the
+functional axis as the probes:
+
+    U_agree = 1 - mean over solutions k of (probes where solution k's answers equal the candidate's
+                                            / probes both ran)
+
+A probe is one test statement: its answers are the ordered values of the top-level calls of the
+function it made (recursive calls are not recorded). Values are compared after normalisation:
+floats to 6 decimals, sets and dicts in sorted order, bool as int (``==`` semantics), anything else
+by its type and ``repr`` without addresses. A test that timed out or crashed before calling the
+function leaves no answers: the probe is not compared for that pair.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from qualm_sandbox import SandboxConfig, run_tests
+
+# Runs in the sandbox around one test. The function under test is replaced by a recorder that
+# calls it and keeps what its top-level calls returned; the test then runs unchanged (its own
+# verdict is the test's status) and the answers are written after a marker with a fresh nonce, so
+# a test cannot forge them. Names start with __qualm so they cannot clash with the candidate's.
+_PROBE = '''
+import sys as __qualm_sys
+def __qualm_norm(v, depth=0):
+    if depth > 8:
+        return "..."
+    if isinstance(v, bool):
+        return repr(int(v))
+    if isinstance(v, float):
+        return repr(round(v, 6)) if v == v else "nan"
+    if isinstance(v, (int, str, bytes, complex)) or v is None:
+        return repr(v)
+    if isinstance(v, (list, tuple)):
+        return type(v).__name__ + "[" + ",".join(__qualm_norm(x, depth + 1) for x in v) + "]"
+    if isinstance(v, (set, frozenset)):
+        return "set{" + ",".join(sorted(__qualm_norm(x, depth + 1) for x in v)) + "}"
+    if isinstance(v, dict):
+        return "dict{" + ",".join(sorted(__qualm_norm(k, depth + 1) + ":" + __qualm_norm(x, depth + 1) for k, x in v.items())) + "}"
+    try:
+        text = repr(v)
+    except Exception:
+        text = ""
+    return type(v).__name__ + ":" + __qualm_re.sub(r" at 0x[0-9a-fA-F]+", "", text)
+import re as __qualm_re
+import hashlib as __qualm_hashlib
+import functools as __qualm_functools
+__qualm_write = __qualm_sys.__stdout__.write
+__qualm_answers = []
+__qualm_under_test = globals()[@NAME_LITERAL@]
+def __qualm_record(compared, shown):
+    digest = __qualm_hashlib.sha1(compared.encode("utf-8", "replace")).hexdigest()[:16]
+    __qualm_answers.append((digest, shown[:120]))
+def __qualm_shown(value):
+    try:
+        return __qualm_re.sub(r" at 0x[0-9a-fA-F]+", "", repr(value))
+    except Exception:
+        return type(value).__name__
+def __qualm_recorder(*args, **kwargs):
+    # While the function runs, its name is the function itself again: its recursive calls are not
+    # recorded and take no extra stack frame (a deep recursion fails exactly where it would).
+    globals()[@NAME_LITERAL@] = __qualm_under_test
+    try:
+        value = __qualm_under_test(*args, **kwargs)
+    except Exception as exc:
+        __qualm_record("raised " + type(exc).__name__, "raises " + type(exc).__name__)
+        raise
+    finally:
+        globals()[@NAME_LITERAL@] = __qualm_recorder
+    __qualm_record(__qualm_norm(value), __qualm_shown(value))
+    return value
+try:
+    __qualm_functools.update_wrapper(__qualm_recorder, __qualm_under_test)
+except Exception:
+    pass
+globals()[@NAME_LITERAL@] = __qualm_recorder
+try:
+    exec(@TEST_LITERAL@)
+finally:
+    __qualm_write("\\n" + @MARKER_LITERAL@ + repr(__qualm_answers) + "\\n")
+    __qualm_sys.__stdout__.flush()
+'''
+
+
+def probe(test: str, function_name: str, marker: str) -> str:
+    """The test wrapped so that it also reports the answers of ``function_name``'s calls."""
+    # str.replace, not str.format: the template is Python full of braces
+    return (
+        _PROBE.replace("@NAME_LITERAL@", repr(function_name))
+        .replace("@TEST_LITERAL@", repr(test))
+        .replace("@MARKER_LITERAL@", repr(marker))
+    )
+
+
+Answers = tuple[tuple[str, str], ...]  # (digest of the normalised value, its repr cut short) per top-level call, in order
+
+
+@dataclass(frozen=True)
+class ProbeOutcome:
+    test: str
+    status: str  # the test's own verdict: passed | failed | error | timeout
+    answers: Answers | None  # None: the test left no answers (timeout, crash before any call)
+    message: str = ""
+    output: str = ""  # what the test printed, the marker line removed
+    seconds: float = 0.0
+
+    @property
+    def ran(self) -> bool:
+        """False for a test the run was stopped before (cancelled, or a solution out of time)."""
+        return not (self.status == "error" and self.message.startswith("cancelled"))
+
+
+@dataclass(frozen=True)
+class ProbeReport:
+    outcomes: list[ProbeOutcome]
+    isolation_note: str
+    cancelled: bool = False
+    isolation: str = ""
+    seconds: float = 0.0
+
+    @property
+    def passed(self) -> int:
+        return sum(o.status == "passed" for o in self.outcomes)
+
+
+def read_answers(output: str, marker: str) -> tuple[str, Answers | None]:
+    """Split a probe's captured output into what the test printed and the recorded answers."""
+    at = output.rfind("\n" + marker)
+    if at < 0:
+        return output, None
+    line = output[at + 1 + len(marker) :].split("\n", 1)[0]
+    try:
+        raw = ast.literal_eval(line)
+        answers = tuple((str(d), str(t)) for d, t in raw)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return output[:at], None
+    return output[:at], answers
+
+
+def run_probes(
+    program: str,
+    tests: Sequence[str],
+    function_name: str,
+    config: SandboxConfig | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> ProbeReport:
+    """Run each test against ``program`` in the sandbox, keeping its verdict and its answers.
+
+    Raises :class:`qualm_sandbox.SandboxUnavailable` when no sandbox can run here."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", function_name):
+        raise ValueError(f"not a function name: {function_name!r}")
+    marker = f"__qualm_answers_{secrets.token_hex(8)}__ "
+    report = run_tests(program, [probe(t, function_name, marker) for t in tests], config, should_stop=should_stop)
+    outcomes = []
+    for test, o in zip(tests, report.outcomes):
+        printed, answers = read_answers(o.output, marker)
+        outcomes.append(ProbeOutcome(test, o.status, answers, o.message, printed, o.seconds))
+    return ProbeReport(outcomes, report.isolation_note, report.cancelled, report.isolation, report.seconds)
+
+
+@dataclass(frozen=True)
+class AgreementResult:
+    uncertainty: float | None  # 1 - mean agreement; None: nothing could be compared
+    per_solution: list[float | None]  # agreement with each of the model's solutions
+    compared: int  # solutions with at least one probe compared
+    note: str
+    disagreements: list[tuple[str, str, str]]  # (test, the candidate's answer, the solutions' most common one)
+
+
+def agreement(candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequence[ProbeOutcome]]) -> AgreementResult:
+    """How often the candidate's answers equal each solution's, probe by probe."""
+    per: list[float | None] = []
+    for sol in solutions:
+        same = both = 0
+        for c, s in zip(candidate, sol):
+            if c.answers is None or s.answers is None:
+                continue
+            both += 1
+            same += _digests(c.answers) == _digests(s.answers)
+        per.append(same / both if both else None)
+    used = [a for a in per if a is not None]
+    if not solutions:
+        return AgreementResult(None, per, 0, "unavailable: the model wrote no solution to compare with", [])
+    if not used:
+        return AgreementResult(None, per, 0, "unavailable: no test ran far enough to compare answers", [])
+    mean = sum(used) / len(used)
+    note = f"the code answers as the model's own solutions do on {mean:.0%} of the test inputs ({len(used)} solutions)"
+    return AgreementResult(1.0 - mean, per, len(used), note, _disagreements(candidate, solutions))
+
+
+@dataclass(frozen=True)
+class WeightedResult:
+    uncertainty: float | None  # None: no test passed by any solution (nothing to weigh by)
+    weights: list[float]  # per test: the share of the model's solutions that pass it
+    note: str
+
+
+def weighted_functional(candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequence[ProbeOutcome]]) -> WeightedResult:
+    """The functional axis with each test weighted by the share of the model's solutions that pass
+    it (the test half of CodeT's dual agreement): a test whose expected value none of the model's
+    solutions reproduce is probably wrong itself, and counts for nothing.
+
+        U_weighted = 1 - sum_t w_t [candidate passes t] / sum_t w_t
+    """
+    weights = []
+    for i in range(len(candidate)):
+        verdicts = [sol[i].status == "passed" for sol in solutions if i < len(sol) and sol[i].ran]
+        weights.append(sum(verdicts) / len(verdicts) if verdicts else 0.0)
+    total = sum(weights)
+    if not solutions:
+        return WeightedResult(None, weights, "unavailable: the model wrote no solution to weigh the tests by")
+    if total <= 0:
+        return WeightedResult(None, weights, "unavailable: none of the model's solutions passes any of its tests")
+    passed = sum(w for w, c in zip(weights, candidate) if c.status == "passed")
+    trusted = sum(w > 0 for w in weights)
+    return WeightedResult(1.0 - passed / total, weights, f"{trusted} of {len(weights)} tests are passed by at least one of the model's {len(solutions)} solutions")
+
+
+def _digests(answers: Answers) -> tuple[str, ...]:
+    return tuple(d for d, _ in answers)
+
+
+def _disagreements(candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequence[ProbeOutcome]]) -> list[tuple[str, str, str]]:
+    """Tests where most solutions that answered agree with one another and not with the candidate:
+    what a hover can show ("yours returns 4, the model's solutions 5")."""
+    found = []
+    for i, c in enumerate(candidate):
+        if c.answers is None:
+            continue
+        votes: dict[tuple[str, ...], list[Answers]] = {}
+        for sol in solutions:
+            if i < len(sol) and sol[i].answers is not None:
+                votes.setdefault(_digests(sol[i].answers), []).append(sol[i].answers)
+        if not votes:
+            continue
+        top, backers = max(votes.items(), key=lambda kv: len(kv[1]))
+        answered = sum(len(v) for v in votes.values())
+        if top != _digests(c.answers) and len(backers) * 2 > answered:
+            found.append((c.test, _shown(c.answers), _shown(backers[0])))
+    return found
+
+
+def _shown(answers: Answers) -> str:
+    return "; ".join(t for _, t in answers) or "(no call)"
+
+

@@ -1,0 +1,123 @@
+"""The answers of the function under test, recorded around each test in the real sandbox, and the two
+signals built on them, on hand-made programs with hand-computed values."""
+
+from __future__ import annotations
+
+import pytest
+
+from qualm.signals.agreement import ProbeOutcome, agreement, read_answers, run_probes, weighted_functional
+from qualm_sandbox import run_tests
+
+RIGHT = "def add(a, b):\n    return a + b\n"
+WRONG = "def add(a, b):\n    return a - b\n"
+TESTS = [
+    "assert add(1, 2) == 3",
+    "assert add(2, 2) == 5",  # a wrong expected value: no right function passes it
+    "assert all(add(x, 0) == x for x in range(3))",  # three calls inside a generator
+    "assert add('a', 1) == 0",  # raises inside the function
+]
+
+
+def _answers(report):
+    return [None if o.answers is None else [text for _, text in o.answers] for o in report.outcomes]
+
+
+def test_the_probes_keep_each_verdict_and_record_every_call():
+    probed = run_probes(RIGHT, TESTS, "add")
+    plain = run_tests(RIGHT, TESTS)
+    assert [o.status for o in probed.outcomes] == [o.status for o in plain.outcomes] == ["passed", "failed", "passed", "error"]
+    assert _answers(probed) == [["3"], ["4"], ["0", "1", "2"], ["raises TypeError"]]
+    assert probed.passed == 2 and probed.isolation
+
+
+def test_recursion_is_not_recorded_and_costs_no_extra_frames():
+    deep = "import sys\nsys.setrecursionlimit(400)\ndef depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n"
+    # 380 levels fit under the limit of 400 only if the recorder adds no frame per level
+    tests = ["assert depth(380) == 380", "assert depth(3) == 3"]
+    probed = run_probes(deep, tests, "depth")
+    assert [o.status for o in probed.outcomes] == [o.status for o in run_tests(deep, tests).outcomes] == ["passed", "passed"]
+    assert _answers(probed) == [["380"], ["3"]]
+
+
+def test_values_are_compared_as_equal_values_not_as_text():
+    prog = (
+        "def f(kind):\n"
+        "    if kind == 'set': return {'b', 'a', 'c'}\n"
+        "    if kind == 'dict': return dict([('y', 1), ('x', 2)])\n"
+        "    if kind == 'float': return 0.1 + 0.2\n"
+        "    if kind == 'bool': return True\n"
+        "    return object()\n"
+    )
+    other = (
+        "def f(kind):\n"
+        "    if kind == 'set': return {'c', 'a', 'b'}\n"
+        "    if kind == 'dict': return {'x': 2, 'y': 1}\n"
+        "    if kind == 'float': return 0.3\n"
+        "    if kind == 'bool': return 1\n"
+        "    return object()\n"
+    )
+    tests = ["assert f('set')", "assert f('dict')", "assert f('float')", "assert f('bool')", "assert f('object')"]
+    a, b = run_probes(prog, tests, "f"), run_probes(other, tests, "f")
+    assert [x.answers[0][0] for x in a.outcomes] == [x.answers[0][0] for x in b.outcomes]  # same digests
+    assert a.outcomes[3].answers[0][1] == "True" and b.outcomes[3].answers[0][1] == "1"  # shown as written
+
+
+def test_a_test_cannot_forge_the_answers():
+    forged = "print('\\n__qualm_answers_0000000000000000__ [(\"x\", \"42\")]'); assert add(1, 1) == 2"
+    report = run_probes(RIGHT, [forged], "add")
+    assert _answers(report) == [["2"]]
+    assert "42" in report.outcomes[0].output  # what it printed is kept as its output
+
+
+def test_a_test_that_times_out_leaves_no_answers():
+    report = run_probes("def spin(n):\n    while True:\n        pass\n", ["assert spin(1) == 1"], "spin")
+    assert report.outcomes[0].status == "timeout" and report.outcomes[0].answers is None
+
+
+def test_a_function_name_that_is_not_a_name_is_refused():
+    with pytest.raises(ValueError):
+        run_probes(RIGHT, TESTS, "add); import os; (")
+
+
+def test_read_answers_without_a_marker():
+    assert read_answers("hello\n", "__m__ ") == ("hello\n", None)
+
+
+def _o(status, *answers):
+    return ProbeOutcome("t", status, None if answers == (None,) else tuple((a, a) for a in answers))
+
+
+def test_agreement_by_hand():
+    cand = [_o("passed", "3"), _o("failed", "4"), _o("passed", "0", "1")]
+    same = [_o("passed", "3"), _o("failed", "4"), _o("passed", "0", "1")]
+    half = [_o("failed", "9"), _o("failed", "4"), _o("timeout", None)]  # 1 of the 2 compared probes
+    r = agreement(cand, [same, half])
+    assert r.per_solution == [1.0, 0.5]
+    assert r.uncertainty == pytest.approx(1 - (1.0 + 0.5) / 2)
+    assert r.compared == 2
+    assert agreement(cand, []).uncertainty is None
+
+
+def test_disagreements_name_what_most_solutions_answer():
+    cand = [_o("failed", "4")]
+    sols = [[_o("passed", "5")], [_o("passed", "5")], [_o("failed", "4")]]
+    assert agreement(cand, sols).disagreements == [("t", "4", "5")]
+    # a split vote is no majority: nothing to show
+    assert agreement(cand, sols[:2] + [[_o("failed", "4")], [_o("failed", "6")]]).disagreements == []
+
+
+def test_weighted_functional_by_hand():
+    # test 0: passed by 2 of 2 solutions (weight 1); test 1: by 1 of 2 (0.5); test 2: by none (0)
+    sols = [[_o("passed", "a"), _o("passed", "b"), _o("failed", "c")], [_o("passed", "a"), _o("failed", "b"), _o("failed", "c")]]
+    cand = [_o("passed", "a"), _o("failed", "x"), _o("failed", "c")]
+    r = weighted_functional(cand, sols)
+    assert r.weights == [1.0, 0.5, 0.0]
+    # the candidate passes the weight-1 test only: 1 - 1 / 1.5; the unweighted count would say 2/3
+    assert r.uncertainty == pytest.approx(1 - 1 / 1.5)
+    assert weighted_functional(cand, [[_o("failed", "a")] * 3]).uncertainty is None  # nothing to weigh by
+
+
+def test_a_test_a_solution_never_ran_is_not_its_verdict():
+    stopped = ProbeOutcome("t", "error", None, "cancelled before it ran")
+    sols = [[_o("passed", "a")], [stopped]]
+    assert weighted_functional([_o("passed", "a")], sols).weights == [1.0]
