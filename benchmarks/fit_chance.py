@@ -8,7 +8,8 @@ Reads what ``benchmarks/assess_quality.py --axes all`` measured (``benchmarks/ou
 the editor's default settings. Then:
 
 1. chooses the signals of the logistic model by 5-fold cross-validation on the tune split, folds
-   by problem (a problem's functions never sit on both sides), by log-loss: the headline is a
+   by problem (a problem's functions never sit on both sides), by log-loss (the fewest signals
+   within one standard error of the lowest, then the lowest): the headline is a
    probability, so how well calibrated it is decides, not only how well it ranks;
 2. fits the chosen model on the whole tune split (``qualm.chance_fit``: it refuses MBPP 11-510);
 3. on the holdout split, never used for a choice: AUROC right-vs-wrong of every axis and of the
@@ -206,11 +207,11 @@ def main() -> None:
         print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
 
     print("\ncandidate models, 5-fold cross-validation by problem on the tune split:")
-    print(f"  {'signals':80} {'logloss':>8} {'AUROC':>6} {'Brier':>6} {'ECE':>6}")
+    print(f"  {'signals':80} {'logloss':>8} {'± SE':>6} {'AUROC':>6} {'Brier':>6} {'ECE':>6}")
     features, scored = choose_features(tune, CANDIDATE_FEATURES)
     for cv in scored:
-        print(f"  {', '.join(cv.features):80} {cv.logloss:8.4f} {cv.auroc or float('nan'):6.3f} {cv.brier:6.3f} {cv.ece:6.3f}")
-    print(f"  chosen (lowest log-loss, then fewest signals): {', '.join(features)}")
+        print(f"  {', '.join(cv.features):80} {cv.logloss:8.4f} {cv.logloss_se:6.4f} {cv.auroc or float('nan'):6.3f} {cv.brier:6.3f} {cv.ece:6.3f}")
+    print(f"  chosen (fewest signals within one standard error of the lowest log-loss, then the lowest): {', '.join(features)}")
 
     old = Calibration.load(SHIPPED_DIR / f"{args.model_key}.json")
     cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, features)

@@ -8,7 +8,7 @@ the current settings (the pair shares its plans and tests: ``SampleCache``); eve
 appended to a JSONL file as it finishes, so a run resumes. Then, offline:
 
 * the signals of the chance of passing are chosen by cross-validation on the tune split (folds by
-  problem, lowest log-loss), the logistic model is fitted on the whole tune split, and its AUROC,
+  problem, the fewest signals within one standard error of the lowest log-loss), the logistic model is fitted on the whole tune split, and its AUROC,
   Brier score and ECE are measured on the holdout split, which no choice has seen;
 * the tune split's raw scores per axis become the percentile reference.
 
@@ -206,6 +206,7 @@ class CrossValidation:
     auroc: float | None
     brier: float
     ece: float
+    logloss_se: float = 0.0  # standard error of the mean log-loss over the examples
 
 
 def cross_validate(examples: Sequence[Example], features: Sequence[str], k: int = 5) -> CrossValidation:
@@ -222,18 +223,25 @@ def cross_validate(examples: Sequence[Example], features: Sequence[str], k: int 
             if fold_of[e.task_id] == f:
                 p = model.probability(e.signals)
                 chances[j] = 0.5 if p is None else p
-    logloss = -sum(math.log(max(1e-6, p if e.passed else 1 - p)) for e, p in zip(examples, chances)) / len(examples)
+    losses = [-math.log(max(1e-6, p if e.passed else 1 - p)) for e, p in zip(examples, chances)]
+    logloss = sum(losses) / len(losses)
+    se = math.sqrt(sum((x - logloss) ** 2 for x in losses) / max(1, len(losses) - 1) / len(losses))
     rel = reliability(chances, [e.passed for e in examples])
     auc, _ = auroc_fails(examples, [1 - p for p in chances])
-    return CrossValidation(tuple(features), logloss, auc, rel.brier, rel.ece)
+    return CrossValidation(tuple(features), logloss, auc, rel.brier, rel.ece, se)
 
 
 def choose_features(examples: Sequence[Example], candidates: Sequence[Sequence[str]] = CANDIDATE_FEATURES) -> tuple[tuple[str, ...], list[CrossValidation]]:
-    """The candidate with the lowest cross-validated log-loss (to 3 decimals), then the fewest signals.
-    A candidate with a signal no example has (measured before the signal existed) is left out."""
+    """The one-standard-error rule: among the candidates whose cross-validated log-loss is within one
+    standard error of the lowest, the one with the fewest signals, then the lowest log-loss. With a
+    few dozen functions the log-losses of most candidates are within noise of each other; the rule
+    keeps a signal out unless it measurably helps. A candidate with a signal no example has
+    (measured before the signal existed) is left out."""
     present = {name for e in examples for name, v in e.signals.items() if v is not None}
     scored = [cross_validate(examples, c) for c in candidates if set(c) <= present]
-    best = min(scored, key=lambda cv: (round(cv.logloss, 3), len(cv.features)))
+    lowest = min(scored, key=lambda cv: cv.logloss)
+    near = [cv for cv in scored if cv.logloss <= lowest.logloss + lowest.logloss_se]
+    best = min(near, key=lambda cv: (len(cv.features), cv.logloss))
     return best.features, scored
 
 
