@@ -239,10 +239,13 @@ def choose_features(examples: Sequence[Example], candidates: Sequence[Sequence[s
     (measured before the signal existed) is left out."""
     present = {name for e in examples for name, v in e.signals.items() if v is not None}
     scored = [cross_validate(examples, c) for c in candidates if set(c) <= present]
+    return one_standard_error_choice(scored).features, scored
+
+
+def one_standard_error_choice(scored: Sequence[CrossValidation]) -> CrossValidation:
     lowest = min(scored, key=lambda cv: cv.logloss)
     near = [cv for cv in scored if cv.logloss <= lowest.logloss + lowest.logloss_se]
-    best = min(near, key=lambda cv: (len(cv.features), cv.logloss))
-    return best.features, scored
+    return min(near, key=lambda cv: (len(cv.features), cv.logloss))
 
 
 @dataclass(frozen=True)

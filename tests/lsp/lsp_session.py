@@ -26,7 +26,7 @@ def circle_area(r: float) -> float:
 def add(a: int, b: int) -> int:
     """Return the sum of a and b."""
 '''
-SMALL = {"algorithmic": {"n_plans": 2, "max_tokens": 120}, "functional": {"n_tests": 3, "max_tokens": 300}, "editor": {"diagnostic_level": "low", "highlight_level": "low"}}
+SMALL = {"algorithmic": {"n_plans": 2, "max_tokens": 120}, "functional": {"n_tests": 3, "max_tokens": 300, "n_solutions": 2, "solution_max_tokens": 200}, "editor": {"diagnostic_level": "low", "highlight_level": "low"}}
 
 
 class Session:

@@ -80,7 +80,7 @@ def send_raw(s: Session, body: bytes) -> None:
 
 def test_fuzz_then_a_normal_hover_still_answers():
     async def scenario(s: Session):
-        await s.start({"editor": {"completion_max_tokens": 4}, "algorithmic": {"n_plans": 2, "max_tokens": 16}, "functional": {"n_tests": 2, "max_tokens": 32}})
+        await s.start({"editor": {"completion_max_tokens": 4}, "algorithmic": {"n_plans": 2, "max_tokens": 16}, "functional": {"n_tests": 2, "max_tokens": 32, "n_solutions": 1, "solution_max_tokens": 32}})
         s.open()
         await s.command("qualm.scoreDocument", URI)
         await s.wait_for(lambda: s.diagnostics.get(URI), "diagnostics")

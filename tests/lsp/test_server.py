@@ -256,7 +256,7 @@ def test_configuration_changes_reload_the_model_and_bad_settings_are_refused():
 
 def test_cancelling_the_assess_progress_stops_the_assessment():
     async def scenario(s: Session):
-        await s.start({"algorithmic": {"n_plans": 4, "max_tokens": 400}, "functional": {"n_tests": 6, "max_tokens": 400}})
+        await s.start({"algorithmic": {"n_plans": 4, "max_tokens": 400}, "functional": {"n_tests": 6, "max_tokens": 400, "n_solutions": 2, "solution_max_tokens": 200}})
         s.open()
         pending = asyncio.ensure_future(s.command("qualm.assessFunction", URI, "circle_area"))
         await s.wait_for(lambda: any(isinstance(p, dict) and "algorithmic" in str(p.get("message", "")) for p in s.progress), "the algorithmic stage")
@@ -274,7 +274,7 @@ def test_cancelling_the_assess_progress_stops_the_assessment():
 
 def test_after_a_cancelled_request_the_status_returns_to_ready():
     async def scenario(s: Session):
-        await s.start({"algorithmic": {"n_plans": 3, "max_tokens": 200}, "functional": {"n_tests": 3, "max_tokens": 300}})
+        await s.start({"algorithmic": {"n_plans": 3, "max_tokens": 200}, "functional": {"n_tests": 3, "max_tokens": 300, "n_solutions": 2, "solution_max_tokens": 200}})
         s.open()
         params = {"textDocument": {"uri": URI}, "function": "circle_area", "workDoneToken": "w"}
         task = asyncio.ensure_future(s.client.protocol.send_request_async("qualm/assess", params))

@@ -16,7 +16,7 @@ pytestmark = pytest.mark.model
 @pytest.fixture(scope="module")
 def small(settings):
     # Fewer and shorter samples than the paper's keep the test fast; the pipeline is the same.
-    return settings.with_overrides(generation={"max_tokens": 256}, algorithmic={"n_plans": 3, "max_tokens": 160}, functional={"n_tests": 4, "max_tokens": 320})
+    return settings.with_overrides(generation={"max_tokens": 256}, algorithmic={"n_plans": 3, "max_tokens": 160}, functional={"n_tests": 4, "max_tokens": 320, "n_solutions": 2, "solution_max_tokens": 200})
 
 
 @pytest.fixture(scope="module")

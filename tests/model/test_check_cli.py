@@ -27,7 +27,7 @@ WRONG = '''def is_even(n: int) -> bool:
     return n % 2 == 1
 '''
 # what tests/lsp's SMALL settings shrink an assessment to: 2 plans, 3 tests
-SMALL = {"algorithmic": {"n_plans": 2, "max_tokens": 120}, "functional": {"n_tests": 3, "max_tokens": 300}}
+SMALL = {"algorithmic": {"n_plans": 2, "max_tokens": 120}, "functional": {"n_tests": 3, "max_tokens": 300, "n_solutions": 2, "solution_max_tokens": 200}}
 
 
 def check(*args: str, cwd: Path, config: Path | None = None) -> subprocess.CompletedProcess:

@@ -96,3 +96,18 @@ def test_signals_are_named_once_for_the_engine_and_the_fit():
 
 def test_words_for_a_chance():
     assert [chance_words(p) for p in (0.9, 0.6, 0.3, 0.1)] == ["likely passes", "may pass: check the failing self-tests", "doubtful: read it closely", "likely wrong"]
+
+
+def test_the_chance_keeps_a_signal_out_unless_it_helps_beyond_one_standard_error():
+    from qualm.calibrate_pairs import CrossValidation, one_standard_error_choice
+
+    def cv(features, logloss, se):
+        return CrossValidation(tuple(features), logloss, None, 0.0, 0.0, se)
+
+    two = cv(["functional_weighted", "lexical.all.max_surprisal"], 0.5004, 0.068)
+    three = cv(["functional_weighted", "lexical.all.max_surprisal", "candidate_distance"], 0.4873, 0.067)
+    one = cv(["functional_weighted"], 0.5697, 0.060)
+    # the tune split's figures: the third signal's gain (0.013) is a fifth of a standard error
+    assert one_standard_error_choice([one, two, three]) is two
+    # a gain beyond one standard error keeps it
+    assert one_standard_error_choice([one, cv(two.features, 0.60, 0.05), three]) is three

@@ -185,6 +185,8 @@ async function main(): Promise<number> {
     "qualm.algorithmic.max_tokens": 96,
     "qualm.functional.n_tests": 3,
     "qualm.functional.max_tokens": 200,
+    "qualm.functional.n_solutions": 2,
+    "qualm.functional.solution_max_tokens": 160,
     "editor.inlineSuggest.enabled": true,
     "editor.hover.delay": 100,
   };
