@@ -47,7 +47,7 @@ class NoScoring(ScriptedBackend):
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
     script = tmp_path / "script.json"
-    script.write_text(json.dumps({"name": "scripted", "completions": ["x"], "plans": ["1. Add a and b.\n2. Return the sum.\n3. Done."], "tests": '["assert add(1, 2) == 3", "assert add(0, 0) == 0"]', "entropy": {"default": 0.05, "tokens": {"risky": 4.0}}}))
+    script.write_text(json.dumps({"name": "scripted", "completions": ["def add(a, b):\n    return a + b\n"], "plans": ["1. Add a and b.\n2. Return the sum.\n3. Done."], "tests": '["assert add(1, 2) == 3", "assert add(0, 0) == 0"]', "entropy": {"default": 0.05, "tokens": {"risky": 4.0}}}))
     (tmp_path / "code.py").write_text(CODE)
     (tmp_path / "broken.py").write_text("def broken(:\n    pass\n")
     return {"script": script, "code": tmp_path / "code.py", "broken": tmp_path / "broken.py"}
@@ -79,6 +79,7 @@ def test_without_scoring_the_lexical_gate_refuses_and_an_assessment_still_gives_
     (f,) = report.functions
     assert not f.axes["lexical"]["available"] and "does not return log-probabilities" in f.axes["lexical"]["note"]
     assert f.axes["functional"]["raw"] == 0.0  # both scripted tests pass
+    # the scripted "solutions" (its completion) pass both tests too: the chance has its functional signal
     assert f.chance is not None and "without lexical.all.max_surprisal" in f.chance_note
     assert f.verdict == ("pass" if f.chance >= 0.3 else "fail")
     no_pass_model = check_files(NoScoring(files["script"]), Targets(tmp_path, (only_add,)), settings, Gate(CHANCE, 0.3), None)
