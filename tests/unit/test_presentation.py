@@ -107,3 +107,24 @@ def test_the_hover_says_what_the_chance_means_and_what_it_was_fitted_on():
     flipped = assessment_hover(assessment(0.62), headline="ensemble")
     assert flipped.index("the paper's ensemble") < flipped.index("chance it passes")
     assert "No chance of passing: no pass model" in assessment_hover(assessment(None, note="no pass model"))
+
+
+def test_the_hover_shows_how_the_model_solutions_weigh_each_test_and_where_they_disagree():
+    from dataclasses import replace
+
+    from qualm.engine.solutions import SolutionRun, SolutionsResult
+    from qualm.lsp.presentation import assessment_hover
+
+    solved = SolutionsResult(
+        weighted=0.25, weighted_note="2 of 2 tests are passed by at least one of the model's 4 solutions",
+        agreement=0.5, agreement_note="the code answers as the model's own solutions do on 50% of the test inputs (4 solutions)",
+        solutions=[SolutionRun("def f(x): return x", 10, 1, 2, 0.5)] * 4,
+        disagreements=[("assert f(2) == 3", "4", "2")], test_weights=[1.0, 0.25],
+    )
+    text = assessment_hover(replace(assessment(0.62), solutions=solved))
+    assert "- ✓ `assert f(1) == 1` (4/4)" in text and "- ✗ `assert f(2) == 3` (1/4)" in text
+    assert "**The model's own solutions** (4): the code answers as the model's own solutions do on 50%" in text
+    assert "tests weighted by them: 0.250" in text
+    assert "`assert f(2) == 3`: this code gives `4`, most of the model's solutions `2`" in text
+    # without solutions, the self-tests are listed without counts
+    assert "(4/4)" not in assessment_hover(assessment(0.62))
