@@ -147,7 +147,9 @@ def test_an_axis_with_weight_zero_is_not_computed(backend, small):
     model = RecordingModel(backend)
     fn = find_function(CORRECT, "add")
     a = assess_function(model, fn, small.with_overrides(ensemble={"weights": [0.2, 0.0, 0.4]}), None)
-    assert model.batches == [["test_generation"]]
+    # the test list, then the model's 3 solutions in a batch of their own (what shares a batch
+    # changes a sampled answer: the tests stay those of an assessment without solutions)
+    assert model.batches == [["test_generation"], ["code_generation"] * 3]
     assert a.algorithmic.raw is None and not a.algorithmic.available and a.algorithmic.note.startswith("off") and a.plans == []
     assert a.candidate_plan is None and a.candidate_distance is None
     assert a.functional.available and a.tests
