@@ -32,6 +32,7 @@ from qualm.chance_fit import Example, reliability
 from qualm.ensemble import SHIPPED_DIR, Calibration
 from qualm.model.files import DEFAULT_MODEL
 from qualm.settings import Settings
+from qualm.signals.agreement import ProbeOutcome, weighted_functional
 from qualm.signals.functional import calling_only, parse_tests
 from qualm.signals.lexical import lexical_report
 from qualm.trace import Trace
@@ -110,6 +111,11 @@ def with_extra(results: dict, extra_path: Path | None) -> dict:
     return results
 
 
+def _verdicts(tests: list[str], passed: dict[str, bool]) -> list[ProbeOutcome]:
+    """Cached pass/fail of a program on ``tests``, as the outcomes ``weighted_functional`` reads."""
+    return [ProbeOutcome(i, t, "passed" if passed.get(t, False) else "failed") for i, t in enumerate(tests)]
+
+
 def generated(model: PassModel, folder: Path, settings: Settings) -> None:
     """The chance of passing on the model's own greedy solutions of the evaluation's test split,
     against the official labels, from the evaluation's cache (no model run): the lexical signals
@@ -147,9 +153,7 @@ def generated(model: PassModel, folder: Path, settings: Settings) -> None:
                 sample_rows = [dict(zip(tests["tests"], r)) for r in json.loads((problem / "sampletests.json").read_text())["matrix"] if r is not None]
             except (OSError, ValueError, KeyError):
                 sample_rows = []
-            weights = [sum(r.get(t, False) for r in sample_rows) / len(sample_rows) for t in ran] if sample_rows else []
-            if sum(weights) > 0:
-                weighted = 1 - sum(w * outcome[t] for w, t in zip(weights, ran)) / sum(weights)
+            weighted = weighted_functional(_verdicts(ran, outcome), [_verdicts(ran, r) for r in sample_rows]).uncertainty
         signals = signals_of(lexical, None, None, func, weighted, None)
         examples.append(Example(task_id, signals, bool(label.get("passed"))))
         chances.append(model.probability(signals))

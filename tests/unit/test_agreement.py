@@ -84,7 +84,7 @@ def test_read_answers_without_a_marker():
 
 
 def _o(status, *answers):
-    return ProbeOutcome("t", status, None if answers == (None,) else tuple((a, a) for a in answers))
+    return ProbeOutcome(0, "t", status, answers=None if answers == (None,) else tuple((a, a) for a in answers))
 
 
 def test_agreement_by_hand():
@@ -118,6 +118,6 @@ def test_weighted_functional_by_hand():
 
 
 def test_a_test_a_solution_never_ran_is_not_its_verdict():
-    stopped = ProbeOutcome("t", "error", None, "cancelled before it ran")
+    stopped = ProbeOutcome(0, "t", "error", "cancelled before it ran")
     sols = [[_o("passed", "a")], [stopped]]
     assert weighted_functional([_o("passed", "a")], sols).weights == [1.0]

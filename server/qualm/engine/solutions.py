@@ -84,7 +84,7 @@ def check_against_solutions(
     t0 = time.perf_counter()
     cancel = cancel or CancelToken()
     progress = progress or (lambda stage, message: None)
-    tests = [o.test for o in candidate.outcomes]
+    tests = [o.code for o in candidate.outcomes]
     jobs = solution_jobs(problem, settings, language)
     if not jobs:
         return SolutionsResult(None, "off (functional.n_solutions is 0)", None, "off (functional.n_solutions is 0)")

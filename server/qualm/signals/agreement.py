@@ -28,7 +28,7 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from qualm_sandbox import SandboxConfig, run_tests
+from qualm_sandbox import SandboxConfig, SandboxReport, TestOutcome, run_tests
 
 # Runs in the sandbox around one test. The function under test is replaced by a recorder that
 # calls it and keeps what its top-level calls returned; the test then runs unchanged (its own
@@ -110,13 +110,11 @@ Answers = tuple[tuple[str, str], ...]  # (digest of the normalised value, its re
 
 
 @dataclass(frozen=True)
-class ProbeOutcome:
-    test: str
-    status: str  # the test's own verdict: passed | failed | error | timeout
-    answers: Answers | None  # None: the test left no answers (timeout, crash before any call)
-    message: str = ""
-    output: str = ""  # what the test printed, the marker line removed
-    seconds: float = 0.0
+class ProbeOutcome(TestOutcome):
+    """A test's outcome (``code`` is the test as the model wrote it, ``output`` what it printed, the
+    marker line removed) with the answers of the function's calls."""
+
+    answers: Answers | None = None  # None: the test left no answers (timeout, crash before any call)
 
     @property
     def ran(self) -> bool:
@@ -125,16 +123,10 @@ class ProbeOutcome:
 
 
 @dataclass(frozen=True)
-class ProbeReport:
-    outcomes: list[ProbeOutcome]
-    isolation_note: str
-    cancelled: bool = False
-    isolation: str = ""
-    seconds: float = 0.0
+class ProbeReport(SandboxReport):
+    """The sandbox's report of a probe run: its outcomes carry the answers."""
 
-    @property
-    def passed(self) -> int:
-        return sum(o.status == "passed" for o in self.outcomes)
+    outcomes: list[ProbeOutcome]  # type: ignore[assignment] - a narrower list of the same outcomes
 
 
 def read_answers(output: str, marker: str) -> tuple[str, Answers | None]:
@@ -168,8 +160,8 @@ def run_probes(
     outcomes = []
     for test, o in zip(tests, report.outcomes):
         printed, answers = read_answers(o.output, marker)
-        outcomes.append(ProbeOutcome(test, o.status, answers, o.message, printed, o.seconds))
-    return ProbeReport(outcomes, report.isolation_note, report.cancelled, report.isolation, report.seconds)
+        outcomes.append(ProbeOutcome(o.index, test, o.status, o.message, printed, o.seconds, answers))
+    return ProbeReport(outcomes, report.isolation, report.isolation_note, report.seconds, report.runner_restarts, report.cancelled, report.details)
 
 
 @dataclass(frozen=True)
@@ -250,7 +242,7 @@ def _disagreements(candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequen
         top, backers = max(votes.items(), key=lambda kv: len(kv[1]))
         answered = sum(len(v) for v in votes.values())
         if top != _digests(c.answers) and len(backers) * 2 > answered:
-            found.append((c.test, _shown(c.answers), _shown(backers[0])))
+            found.append((c.code, _shown(c.answers), _shown(backers[0])))
     return found
 
 

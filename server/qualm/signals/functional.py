@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from qualm_sandbox import SandboxConfig, SandboxReport, SandboxUnavailable, TestOutcome, run_tests
+from qualm_sandbox import SandboxConfig, SandboxReport, SandboxUnavailable, run_tests
 
 from .agreement import ProbeReport, run_probes
 
@@ -196,11 +196,7 @@ def functional_uncertainty(
         if function_name is None:
             report = run_tests(candidate_preamble, parsed.tests, config, should_stop=should_stop)
         else:
-            probes = run_probes(candidate_preamble, parsed.tests, function_name, config, should_stop=should_stop)
-            report = SandboxReport(
-                [TestOutcome(i, o.test, o.status, o.message, o.output, o.seconds) for i, o in enumerate(probes.outcomes)],  # type: ignore[arg-type]
-                isolation=probes.isolation, isolation_note=probes.isolation_note, seconds=probes.seconds, cancelled=probes.cancelled,
-            )
+            report = probes = run_probes(candidate_preamble, parsed.tests, function_name, config, should_stop=should_stop)
     except SandboxUnavailable as exc:
         return FunctionalResult(None, f"unavailable: {exc}", parsed, None, str(exc))
     total = len(report.outcomes)
