@@ -271,6 +271,8 @@ async function main(): Promise<number> {
     log(`  ${handshake ? "✔" : "✘"} the qualm output channel (a log channel) has the handshake: ${handshake ?? "no such line"}`);
     log(`${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${artifacts}`);
     if (outcome.failed.length || !handshake) log("qualm output channel:\n" + output.slice(-6000));
+    // Last, so that a log's tail (a CI summary) names every failure and its first line, not only the last ones.
+    for (const t of outcome.failed) log(`failed: ${t.title}: ${t.error.split("\n")[0].slice(0, 400)}`);
     return outcome.failed.length || !outcome.passed.length || !vsixOk || !handshake ? 1 : 0;
   } catch (err) {
     log(`error: ${err instanceof Error ? err.message : err}`);
