@@ -140,6 +140,8 @@ def test_assess_runs_the_scripted_tests_in_the_sandbox(script):
         assert a["model"] == "scripted test model"
         hover = await s.hover(0, 4, uri=URI)
         assert "qualm assessment" in hover.contents.value and "The code's own plan" in hover.contents.value
+        # the output channel says what the model did and how long it took
+        await s.wait_for(lambda: any(m.startswith(f"qualm: assess:{URI}:add: done in ") for m in s.messages), "the assessment's log line", 10)
 
     run(scenario)
 

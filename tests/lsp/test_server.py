@@ -162,6 +162,7 @@ def test_cancel_stops_a_completion_and_the_server_goes_on():
         assert time.monotonic() - started < 5
         lenses = await s.lenses()
         assert len(lenses) == 2
+        assert any(m.startswith(f"qualm: complete:{URI}: cancelled after ") for m in s.messages), s.messages
 
     run(scenario)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -205,10 +206,12 @@ class QualmServer(LanguageServer):
         future, token = self.worker.submit(job, key=key, cancel=cancel)
         if self.state == "ready":
             self.set_status("busy", "working")
+        started = time.perf_counter()
         try:
             result = await future
         except asyncio.CancelledError:
             token.cancel()  # $/cancelRequest: the model stops at the next token
+            self._log_job(key, f"cancelled after {time.perf_counter() - started:.1f} s")
             raise
         except ModelUnreachable as exc:
             # the inference server failed after start-up (down, overloaded, cut mid-answer): the
@@ -216,9 +219,22 @@ class QualmServer(LanguageServer):
             self.set_status("unreachable", str(exc))
             self.log(f"qualm: the model server failed: {exc}", types.MessageType.Warning)
             raise
+        except Exception as exc:
+            outcome = "cancelled" if token.cancelled else f"failed ({type(exc).__name__}: {exc})"
+            self._log_job(key, f"{outcome} after {time.perf_counter() - started:.1f} s", failed=not token.cancelled)
+            raise
+        self._log_job(key, f"done in {time.perf_counter() - started:.1f} s")
         if self.state == "unreachable" and self.backend is not None:
             self.set_status("busy" if self.worker.busy else "ready", "working" if self.worker.busy else self.backend.info.summary())
         return result
+
+    def _log_job(self, key: str | None, outcome: str, failed: bool = False) -> None:
+        # One line per piece of model work, so the output channel says what the model did and how
+        # long it took; completions come on every pause in typing, so theirs are debug-level.
+        if key is None:
+            return
+        kind = types.MessageType.Warning if failed else types.MessageType.Debug if key.startswith("complete:") else types.MessageType.Info
+        self.log(f"qualm: {key}: {outcome}", kind)
 
     def _worker_idle(self) -> None:
         # Back to ready when the model really has nothing to do, not when a request stopped waiting.
