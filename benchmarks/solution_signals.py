@@ -31,8 +31,11 @@ def main() -> None:
     ap.add_argument("--measured", type=Path, required=True, help="a full run's results (their tests are reused)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--model", default=None, help="model path or name (default: the settings' model)")
+    ap.add_argument("--body-only", choices=("on", "off"), default=None, help="functional.solution_body_only (default: the settings')")
     args = ap.parse_args()
     settings = Settings() if args.model is None else Settings().with_overrides(model={"path": args.model})
+    if args.body_only is not None:
+        settings = settings.with_overrides(functional={"solution_body_only": args.body_only == "on"})
     measured = read_results(args.measured)
     done = read_results(args.out)
     backend = load_model(settings.model)

@@ -96,11 +96,12 @@ class ChatPrompt:
     ends: Callable[[str], int | None] | None = None
 
 
-def code_generation(problem_description: str, language: str = "Python", fence: str = "python") -> ChatPrompt:
-    """The paper's code prompt; ``language`` and ``fence`` are the language's words (``qualm.lang``)."""
+def code_generation(problem_description: str, language: str = "Python", fence: str = "python", answer_start: str = "") -> ChatPrompt:
+    """The paper's code prompt; ``language`` and ``fence`` are the language's words (``qualm.lang``).
+    ``answer_start`` opens the code block (the function's header: the model then writes its body)."""
     return ChatPrompt(
         user=CODE_GENERATION.format(problem_description=problem_description.strip("\n"), language=language),
-        assistant_prefix=CODE_GENERATION_PREFILL.format(fence=fence),
+        assistant_prefix=CODE_GENERATION_PREFILL.format(fence=fence) + answer_start,
         stop=(CODE_FENCE,),
         name="code_generation",
     )

@@ -114,6 +114,9 @@ class FunctionalSettings:
     solution_temperature: float = 0.6
     solution_top_p: float = 0.95
     solution_max_tokens: int = 384
+    # The solutions' code block opens with the function's header (signature and docstring), so the
+    # model writes the body only instead of writing the docstring out again.
+    solution_body_only: bool = True
 
 
 @dataclass(frozen=True)

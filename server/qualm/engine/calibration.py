@@ -34,6 +34,7 @@ def calibration_settings(settings: Settings) -> dict:
         "n_tests": settings.functional.n_tests,
         "n_solutions": settings.functional.n_solutions,
         "solution_temperature": settings.functional.solution_temperature,
+        "solution_body_only": settings.functional.solution_body_only,
         "top_k": settings.lexical.top_k,
         "lexical_signal": settings.lexical.assess_signal,
         "score_batch": settings.model.score_batch,

@@ -52,9 +52,15 @@ class SolutionsResult:
     seconds: float = 0.0
 
 
+def solution_start(problem: str, settings: Settings) -> str:
+    """What the solutions' code block opens with: the problem's imports and header when the model
+    writes bodies only (``functional.solution_body_only``), else nothing."""
+    return problem.rstrip("\n") + "\n" if settings.functional.solution_body_only else ""
+
+
 def solution_jobs(problem: str, settings: Settings, language: Language) -> list[Job]:
     f = settings.functional
-    prompt = prompts.code_generation(problem, language.display_name, language.fence)
+    prompt = prompts.code_generation(problem, language.display_name, language.fence, solution_start(problem, settings))
     return [
         (prompt, GenerationOptions(
             max_tokens=f.solution_max_tokens,
@@ -97,6 +103,7 @@ def check_against_solutions(
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
     progress("functional", "running the tests on the model's solutions")
     key_tests = tuple(tests)
+    start = solution_start(problem, settings)
 
     def run(text: str) -> ProbeReport:
         key = ("solution-probes", backend.info.identity.digest, function_name, text, key_tests)
@@ -112,14 +119,14 @@ def check_against_solutions(
 
     try:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            runs = list(pool.map(run, [t.text for t in traces]))
+            runs = list(pool.map(run, [start + t.text for t in traces]))
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
     outcomes = [r.outcomes for r in runs]
     w = weighted_functional(candidate.outcomes, outcomes)
     a = agreement(candidate.outcomes, outcomes)
     solutions = [
-        SolutionRun(t.text, len(t.tokens), r.passed, sum(o.ran for o in r.outcomes), share)
+        SolutionRun(start + t.text, len(t.tokens), r.passed, sum(o.ran for o in r.outcomes), share)
         for t, r, share in zip(traces, runs, a.per_solution)
     ]
     return SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0)

@@ -1,0 +1,60 @@
+"""The model's own solutions (``qualm.engine.solutions``): with ``functional.solution_body_only`` the
+code block opens with the function's header and the model writes bodies only, which then run as
+header + body. The scripted backend stands in for the model (this is about the engine's handling:
+what the prompt holds and what runs in the real sandbox)."""
+
+from __future__ import annotations
+
+import json
+
+from qualm.engine.solutions import check_against_solutions, solution_jobs
+from qualm.lang import PYTHON
+from qualm.model.scripted_backend import ScriptedBackend
+from qualm.prompts import CODE_GENERATION_PREFILL
+from qualm.settings import Settings
+from qualm.signals.agreement import run_probes
+from qualm_sandbox import SandboxConfig
+
+SOURCE = 'import math\n\n\ndef add(a, b):\n    """Add two numbers."""\n    return a + b\n'
+TESTS = ["assert add(1, 2) == 3", "assert add(0, 0) == 0"]
+
+
+def _problem():
+    return PYTHON.find_function(SOURCE, "add").problem_description
+
+
+def test_body_only_opens_the_code_block_with_the_imports_and_header():
+    problem = _problem()
+    on = solution_jobs(problem, Settings().with_overrides(functional={"n_solutions": 2}), PYTHON)
+    off = solution_jobs(problem, Settings().with_overrides(functional={"n_solutions": 2, "solution_body_only": False}), PYTHON)
+    assert len(on) == len(off) == 2
+    prefill = CODE_GENERATION_PREFILL.format(fence="python")
+    assert off[0][0].assistant_prefix == prefill  # the paper's prompt as it is
+    assert on[0][0].assistant_prefix == prefill + problem.rstrip("\n") + "\n"
+    assert on[0][0].assistant_prefix.endswith('def add(a, b):\n    """Add two numbers."""\n') and "import math" in on[0][0].assistant_prefix
+    assert on[0][0].user == off[0][0].user  # the question is the same
+
+
+def _check(tmp_path, body: str, body_only: bool):
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"name": "solutions", "completions": [body], "plans": ["1. Add."], "tests": "[]"}))
+    settings = Settings().with_overrides(functional={"n_solutions": 2, "solution_body_only": body_only})
+    config = SandboxConfig(timeout=4.0)
+    candidate = run_probes("def add(a, b):\n    return a - b\n", TESTS, "add", config)
+    return check_against_solutions(ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config)
+
+
+def test_a_body_runs_under_its_header(tmp_path):
+    result = _check(tmp_path, "    return a + b\n", body_only=True)
+    assert [s.passed for s in result.solutions] == [2, 2]  # header + body ran and passed both tests
+    assert all(s.text.startswith(_problem().rstrip("\n") + "\n") and s.text.endswith("    return a + b\n") for s in result.solutions)
+    # the candidate (a - b) answers otherwise on add(1, 2): the solutions say 3
+    assert ("assert add(1, 2) == 3", "-1", "3") in result.disagreements
+
+
+def test_without_body_only_the_answer_runs_as_written(tmp_path):
+    # the same body alone is not a program: every solution fails, nothing is made up around it
+    result = _check(tmp_path, "    return a + b\n", body_only=False)
+    assert [s.passed for s in result.solutions] == [0, 0]
+    whole = _check(tmp_path, "def add(a, b):\n    return a + b\n", body_only=False)
+    assert [s.passed for s in whole.solutions] == [2, 2] and whole.solutions[0].text == "def add(a, b):\n    return a + b\n"
