@@ -231,6 +231,11 @@ def main() -> None:
         auc, rel = quality.auroc, quality.reliability
         present = [p for p in quality.chances if p is not None]
         print(f"  {'headline: 1 - chance of passing':40} {auc:11.3f} {len(present):9d}")
+        # where the solutions' signal is measured and where it is missing (the fit takes its mean)
+        for label, measured in (("  of it, where functional_weighted is", True), ("  of it, where functional_weighted is not", False)):
+            doubt = [None if p is None or (e.signals.get("functional_weighted") is not None) != measured else 1 - p for e, p in zip(holdout, quality.chances)]
+            sub, n = auroc_fails(holdout, doubt)
+            print(f"  {label:40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
         print(f"  Brier {rel.brier:.4f} · ECE {rel.ece:.4f} (10 bins) · mean chance {sum(present) / len(present):.3f} against 0.500 passing")
         for lo, hi, count, conf, acc in rel.bins:
             print(f"    [{lo:.1f}, {hi:.1f}) {count:4d} functions: predicted {conf:.2f}, passed {acc:.2f}")
