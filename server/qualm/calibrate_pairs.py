@@ -67,6 +67,11 @@ CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
     ("functional", "functional_weighted", "lexical.all.max_surprisal"),
     ("functional_weighted", "lexical.all.max_surprisal", "candidate_distance"),
     ("agreement", "lexical.all.max_surprisal"),
+    # Differential testing on varied inputs (qualm.signals.differential).
+    ("functional_weighted", "differential"),
+    ("functional_weighted", "differential", "lexical.all.max_surprisal"),
+    ("functional", "differential", "lexical.all.max_surprisal"),
+    ("differential", "lexical.all.max_surprisal"),
 )
 SIDES = ("original", "mutant")
 
@@ -115,18 +120,20 @@ def measure_solutions(backend: ModelBackend, settings: Settings, row: dict, side
     short = fn.name.split(".")[-1]
     tests = [t for t, _ in measured["detail"]["tests"]]
     t0 = time.perf_counter()
-    values: dict[str, float | None] = {"functional_weighted": None, "agreement": None}
+    values: dict[str, float | None] = {"functional_weighted": None, "agreement": None, "differential": None}
     detail: dict = {"tests": len(tests)}
     if tests:
         f = settings.functional
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
         probes = run_probes(fn.imports + "\n" + fn.source, tests, short, config)
-        solved = check_against_solutions(backend, fn.problem_description, short, probes, settings, PYTHON, config, samples)
-        values = {"functional_weighted": solved.weighted, "agreement": solved.agreement}
+        solved = check_against_solutions(backend, fn.problem_description, short, probes, settings, PYTHON, config, samples, program=fn.imports + "\n" + fn.source)
+        values = {"functional_weighted": solved.weighted, "agreement": solved.agreement, "differential": solved.differential}
         detail.update({
             "verdicts_as_measured": [o.status for o in probes.outcomes] == [st for _, st in measured["detail"]["tests"]],
             "solutions": [[x.tokens, x.passed, x.ran, x.agreement] for x in solved.solutions],
             "disagreements": solved.disagreements,
+            "differential": solved.differential_note,
+            "differences": solved.differences[:10],
             "solutions_seconds": solved.seconds,
         })
     return {"pair_id": row["pair_id"], "side": side, "axes": "solutions", "seconds": time.perf_counter() - t0, "values": values, "detail": detail}

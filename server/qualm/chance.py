@@ -69,9 +69,10 @@ def signals_of(
     functional: float | None,
     functional_weighted: float | None = None,
     agreement: float | None = None,
+    differential: float | None = None,
 ) -> dict[str, float | None]:
     """Every signal of an assessment by name, each oriented so that larger = more doubt:
-    ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes, then the two
+    ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes, then the three
     signals of the model's own solutions (``qualm.engine.solutions``)."""
     out: dict[str, float | None] = {}
     for scope in ("all", "code"):
@@ -84,6 +85,7 @@ def signals_of(
     out["functional"] = functional
     out["functional_weighted"] = functional_weighted
     out["agreement"] = agreement
+    out["differential"] = differential
     return with_derived(out)
 
 

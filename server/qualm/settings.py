@@ -117,6 +117,9 @@ class FunctionalSettings:
     # The solutions' code block opens with the function's header (signature and docstring), so the
     # model writes the body only instead of writing the docstring out again.
     solution_body_only: bool = True
+    # Calls with the tests' literal inputs varied by type, answered by the code and the solutions
+    # (qualm.signals.differential); 0 turns it off.
+    fuzz_inputs: int = 32
 
 
 @dataclass(frozen=True)
@@ -242,6 +245,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "functional.solution_temperature": (0, None),
     "functional.solution_top_p": (0, 1),
     "functional.solution_max_tokens": (16, None),
+    "functional.fuzz_inputs": (0, None),
     "ensemble.weights.lexical": (0, None),
     "ensemble.weights.algorithmic": (0, None),
     "ensemble.weights.functional": (0, None),

@@ -173,6 +173,10 @@ def assessment_report(a, where: str) -> list:
         own.append(f"  {sol.agreement_note}\n  tests weighted by the solutions that pass them: {_fmt(sol.weighted)} ({sol.weighted_note})\n")
         for test, mine, theirs in sol.disagreements[:5]:
             own.append(f"  ≠ {test.replace(chr(10), ' ⏎ ')}: this code gives {mine}, most solutions {theirs}\n")
+        if sol.differential_note != "off":
+            own.append(f"  varied inputs: {sol.differential_note}\n")
+            for call, mine, theirs in sol.differences[:5]:
+                own.append(f"  ≠ {call}: this code gives {mine}, most solutions {theirs}\n")
         out.append(own)
     elif a.dropped_tests:
         out.append(Text(f"self-tests: none usable; {len(a.dropped_tests)} dropped (e.g. {a.dropped_tests[0][1]})", style="dim"))

@@ -59,6 +59,10 @@ def test_the_model_solutions_side_with_the_right_body(correct_and_wrong):
     assert right.extra["signals"]["functional_weighted"] < wrong.extra["signals"]["functional_weighted"]
     assert wrong.solutions.disagreements and not right.solutions.disagreements
     assert "weighted by the model's 3 solutions" in wrong.functional.note
+    # on the tests' inputs varied by type, a - b answers otherwise than the solutions, a + b does not
+    assert right.solutions.differential == 0.0 and wrong.solutions.differential > 0.5
+    assert wrong.solutions.differences and not right.solutions.differences
+    assert wrong.extra["signals"]["differential"] == wrong.solutions.differential
 
 
 def test_no_solutions_when_they_are_off(backend, small):

@@ -128,3 +128,9 @@ def test_the_hover_shows_how_the_model_solutions_weigh_each_test_and_where_they_
     assert "`assert f(2) == 3`: this code gives `4`, most of the model's solutions `2`" in text
     # without solutions, the self-tests are listed without counts
     assert "(4/4)" not in assessment_hover(assessment(0.62))
+    # the varied inputs: said only when they ran, with where the code differs
+    assert "Varied inputs" not in text
+    varied = replace(solved, differential=0.25, differential_note="the code answers otherwise than most of the model's solutions on 1 of 4 varied inputs", differences=[("f(0)", "1", "0")])
+    shown = assessment_hover(replace(assessment(0.62), solutions=varied))
+    assert "**Varied inputs** (the tests' inputs changed by type): the code answers otherwise than most of the model's solutions on 1 of 4 varied inputs" in shown
+    assert "- `f(0)`: this code gives `1`, most of the model's solutions `0`" in shown

@@ -250,7 +250,7 @@ def assess_function(
         if result.report is not None:
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
         if result.probes is not None and f.n_solutions > 0:
-            solved = check_against_solutions(backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress)
+            solved = check_against_solutions(backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.imports + "\n" + fn.source)
             _check(cancel)
             if solved.weighted is not None:
                 func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"
@@ -266,6 +266,7 @@ def assess_function(
     signals = signals_of(
         lexical_scores, algo.uncertainty, own.distance if own is not None else None, func_raw,
         solved.weighted if solved is not None else None, solved.agreement if solved is not None else None,
+        solved.differential if solved is not None else None,
     )
     chance, chance_note = _chance(calibration, signals, backend.info.name)
     if calibration is None:

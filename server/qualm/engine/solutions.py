@@ -24,6 +24,7 @@ from ..lang import Language
 from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..settings import Settings
 from ..signals.agreement import ProbeReport, agreement, run_probes, weighted_functional
+from ..signals.differential import call_arguments, differential, mutated_calls
 from .samples import Job, SampleCache, decode_with_cache
 
 Progress = Callable[[str, str], None]
@@ -50,6 +51,10 @@ class SolutionsResult:
     test_weights: list[float] = field(default_factory=list)  # per test: the share of solutions that pass it
     reused: int = 0  # solutions taken from the cache
     seconds: float = 0.0
+    # Differential testing on varied inputs (qualm.signals.differential)
+    differential: float | None = None
+    differential_note: str = "off"
+    differences: list[tuple[str, str, str]] = field(default_factory=list)  # (call, the code's answer, the solutions' majority)
 
 
 def solution_start(problem: str, settings: Settings) -> str:
@@ -84,9 +89,12 @@ def check_against_solutions(
     samples: SampleCache | None = None,
     cancel: CancelToken | None = None,
     progress: Progress | None = None,
+    program: str | None = None,
 ) -> SolutionsResult:
     """Decode the model's solutions (or take them from ``samples``), run the candidate's tests on
-    each, and compare: ``candidate`` is the candidate's own probe run of the same tests."""
+    each, and compare: ``candidate`` is the candidate's own probe run of the same tests. With
+    ``program`` (the candidate's code as it runs) and ``functional.fuzz_inputs``, the code and the
+    solutions also answer calls with varied inputs (:mod:`qualm.signals.differential`)."""
     t0 = time.perf_counter()
     cancel = cancel or CancelToken()
     progress = progress or (lambda stage, message: None)
@@ -102,26 +110,49 @@ def check_against_solutions(
     if cancel.cancelled:
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
     progress("functional", "running the tests on the model's solutions")
-    key_tests = tuple(tests)
     start = solution_start(problem, settings)
 
-    def run(text: str) -> ProbeReport:
-        key = ("solution-probes", backend.info.identity.digest, function_name, text, key_tests)
+    def run(text: str, statements: list[str] = tests, kind: str = "solution-probes") -> ProbeReport:
+        key = (kind, backend.info.identity.digest, function_name, text, tuple(statements))
         if samples is not None and (hit := samples.get_value(key)) is not None:
             return hit
         started = time.monotonic()
         # A solution gets twice the per-test limit in all: one that loops is not worth the wait,
         # and the tests it did not reach are left out of its verdicts (ProbeOutcome.ran).
-        report = run_probes(text, tests, function_name, config, should_stop=lambda: cancel.cancelled or time.monotonic() - started > 2 * config.timeout)
+        report = run_probes(text, statements, function_name, config, should_stop=lambda: cancel.cancelled or time.monotonic() - started > 2 * config.timeout)
         if samples is not None and not cancel.cancelled:
             samples.put_value(key, report)
         return report
 
+    calls: list[str] = []
+    if program is not None and settings.functional.fuzz_inputs > 0:
+        calls = mutated_calls(call_arguments(tests, function_name), function_name, settings.functional.fuzz_inputs, settings.generation.seed)
+
+    def run_code() -> ProbeReport:  # the code in the file on the varied inputs (not cached: it changes)
+        started = time.monotonic()
+        return run_probes(program or "", calls, function_name, config, should_stop=lambda: cancel.cancelled or time.monotonic() - started > 2 * config.timeout)
+
+    mine: ProbeReport | None = None
+    varied: list[ProbeReport] = []
     try:
         with ThreadPoolExecutor(max_workers=2) as pool:
             runs = list(pool.map(run, [start + t.text for t in traces]))
+            if calls:
+                progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
+                code_run = pool.submit(run_code)
+                varied = list(pool.map(lambda text: run(text, calls, "solution-varied"), [start + t.text for t in traces]))
+                mine = code_run.result()
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
+    if cancel.cancelled:
+        return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
+    if calls and mine is not None:
+        d = differential(calls, mine.outcomes, [r.outcomes for r in varied])
+        diff_value, diff_note, differences = d.uncertainty, d.note, d.differences
+    elif program is not None and settings.functional.fuzz_inputs > 0:
+        diff_value, diff_note, differences = None, "unavailable: the tests have no literal inputs to vary", []
+    else:
+        diff_value, diff_note, differences = None, "off", []
     outcomes = [r.outcomes for r in runs]
     w = weighted_functional(candidate.outcomes, outcomes)
     a = agreement(candidate.outcomes, outcomes)
@@ -129,4 +160,4 @@ def check_against_solutions(
         SolutionRun(start + t.text, len(t.tokens), r.passed, sum(o.ran for o in r.outcomes), share)
         for t, r, share in zip(traces, runs, a.per_solution)
     ]
-    return SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0)
+    return SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0, diff_value, diff_note, differences)

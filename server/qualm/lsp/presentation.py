@@ -137,6 +137,10 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
         lines.append(f"\n**The model's own solutions** ({len(sol.solutions)}): {sol.agreement_note}; tests weighted by them: {_num(sol.weighted)} ({sol.weighted_note})\n")
         for test, mine, theirs in sol.disagreements[:5]:
             lines.append(f"- `{test.replace(chr(10), ' ⏎ ')}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
+        if sol.differential_note != "off":
+            lines.append(f"\n**Varied inputs** (the tests' inputs changed by type): {sol.differential_note}\n")
+            for call, mine, theirs in sol.differences[:5]:
+                lines.append(f"- `{call}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
     return "\n".join(lines)
 
 
