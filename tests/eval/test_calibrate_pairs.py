@@ -62,10 +62,13 @@ def test_calibrate_from_pairs_writes_the_reference_and_a_pass_model(tmp_path):
     assert cal.problems == 10 and "5 right/wrong pairs of the tune split" in cal.dataset
     assert len(cal.scores["functional"]) == 10 and cal.lexical_signal == "max_probability"
     pm = cal.pass_model
-    assert pm is not None and "functional" in pm.features and pm.n_fitted == 10
+    # the signals of the functional axis tell these pairs apart (which of them the rule keeps
+    # depends on the candidate sets; each is 0 for the right function here and high for a wrong one)
+    behavioural = {"functional", "functional_weighted", "agreement", "differential"}
+    assert pm is not None and set(pm.features) <= behavioural and pm.n_fitted == 10
     assert "3 right/wrong pairs of the holdout split" in pm.evaluated_on and set(pm.quality) == {"brier", "ece", "auroc"}
     # every test passes the right function and most fail a wrong one: the chance says so
-    assert pm.probability({"functional": 0.0}) > 0.5 > pm.probability({"functional": 1.0})
+    assert pm.probability(dict.fromkeys(pm.features, 0.0)) > 0.5 > pm.probability(dict.fromkeys(pm.features, 1.0))
     assert "chance of passing on 3 right/wrong pairs of the holdout split (6 functions; 3 HumanEval and 0 MBPP 511-974 problems): AUROC" in proc.stderr
     # the measurements were kept, one line a function: a second run measures nothing again
     kept = {split: (tmp_path / f"cal.pairs-{split}.jsonl").read_text() for split in ("tune", "holdout")}
