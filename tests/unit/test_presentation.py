@@ -134,3 +134,8 @@ def test_the_hover_shows_how_the_model_solutions_weigh_each_test_and_where_they_
     shown = assessment_hover(replace(assessment(0.62), solutions=varied))
     assert "**Varied inputs** (the tests' inputs changed by type): the code answers otherwise than most of the model's solutions on 1 of 4 varied inputs" in shown
     assert "- `f(0)`: this code gives `1`, most of the model's solutions `0`" in shown
+    # the lens names how many inputs the code answers unlike the solutions (one test, one varied call)
+    from qualm.lsp.presentation import lens_title
+
+    assert lens_title(replace(assessment(0.62), solutions=varied), False).endswith(" · tests 1/2 failed · unlike the model's solutions on 2 inputs")
+    assert "unlike" not in lens_title(replace(assessment(0.62), solutions=replace(solved, disagreements=[])), False)

@@ -162,4 +162,9 @@ def lens_title(a: Assessment | None, stale: bool, headline: str = "chance") -> s
         parts.append(f"tests {failed}/{len(a.tests)} failed")
     elif not a.functional.available:
         parts.append("tests n/a")
+    # Facts, not a score: inputs where the code answers unlike most of the model's own solutions
+    # (on the tests' calls and on varied ones), each listed in the hover. The chance does not use
+    # them all, so the lens names them where a user sees them first.
+    if a.solutions is not None and (n := len(a.solutions.disagreements) + len(a.solutions.differences)):
+        parts.append(f"unlike the model's solutions on {n} input{'s' if n != 1 else ''}")
     return " · ".join(parts)
