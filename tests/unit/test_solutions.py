@@ -6,6 +6,7 @@ what the prompt holds and what runs in the real sandbox)."""
 from __future__ import annotations
 
 import json
+import time
 
 from qualm.engine.solutions import check_against_solutions, solution_jobs
 from qualm.lang import PYTHON
@@ -13,6 +14,7 @@ from qualm.model.scripted_backend import ScriptedBackend
 from qualm.prompts import CODE_GENERATION_PREFILL
 from qualm.settings import Settings
 from qualm.signals.agreement import run_probes
+from qualm.signals.differential import call_arguments, mutated_calls
 from qualm_sandbox import SandboxConfig
 
 SOURCE = 'import math\n\n\ndef add(a, b):\n    """Add two numbers."""\n    return a + b\n'
@@ -58,3 +60,27 @@ def test_without_body_only_the_answer_runs_as_written(tmp_path):
     assert [s.passed for s in result.solutions] == [0, 0]
     whole = _check(tmp_path, "def add(a, b):\n    return a + b\n", body_only=False)
     assert [s.passed for s in whole.solutions] == [2, 2] and whole.solutions[0].text == "def add(a, b):\n    return a + b\n"
+
+
+def test_a_varied_input_that_makes_the_solutions_loop_costs_a_short_limit_and_is_left_out(tmp_path):
+    # every solution loops on add(10, ...), which the varied inputs include (5 doubled); that call
+    # gets a short limit of its own (a normal call takes milliseconds) and is left out, the other
+    # varied calls are still answered and compared
+    script = tmp_path / "s.json"
+    body = "    while a == 10:\n        pass\n    return a + b\n"
+    script.write_text(json.dumps({"name": "loops", "completions": [body], "plans": ["1. Add."], "tests": "[]"}))
+    tests = ["assert add(5, 2) == 7", "assert add(7, 1) == 8", "assert add(0, 0) == 0"]
+    settings = Settings().with_overrides(functional={"n_solutions": 6})
+    config = SandboxConfig(timeout=1.0)
+    program = "def add(a, b):\n    return a + b\n"
+    candidate = run_probes(program, tests, "add", config)
+    calls = mutated_calls(call_arguments(tests, "add"), "add", 32, settings.generation.seed)
+    assert "add(10, 2)" in calls
+    started = time.monotonic()
+    result = check_against_solutions(ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config, program=program)
+    took = time.monotonic() - started
+    # six solutions and the code, each looping once, on two workers: each varied call gets
+    # max(0.25, budget / 4) with budget 2 x 2 x 1.0 / 7 = 0.57 s, not the per-test limit of 1 s
+    assert took < 5.0, took
+    assert result.differential == 0.0
+    assert f"on 0 of {len(calls) - 1} varied inputs" in result.differential_note  # add(10, 2) left out

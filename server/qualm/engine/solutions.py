@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from qualm_sandbox import SandboxConfig, SandboxUnavailable
 
@@ -112,14 +112,14 @@ def check_against_solutions(
     progress("functional", "running the tests on the model's solutions")
     start = solution_start(problem, settings)
 
-    def run(text: str, statements: list[str] = tests, kind: str = "solution-probes") -> ProbeReport:
+    def run(text: str, statements: list[str] = tests, kind: str = "solution-probes", budget: float | None = None, limits: SandboxConfig = config) -> ProbeReport:
         key = (kind, backend.info.identity.digest, function_name, text, tuple(statements))
         if samples is not None and (hit := samples.get_value(key)) is not None:
             return hit
-        started = time.monotonic()
         # A solution gets twice the per-test limit in all: one that loops is not worth the wait,
         # and the tests it did not reach are left out of its verdicts (ProbeOutcome.ran).
-        report = run_probes(text, statements, function_name, config, should_stop=lambda: cancel.cancelled or time.monotonic() - started > 2 * config.timeout)
+        end = time.monotonic() + (2 * config.timeout if budget is None else budget)
+        report = run_probes(text, statements, function_name, limits, should_stop=lambda: cancel.cancelled or time.monotonic() > end)
         if samples is not None and not cancel.cancelled:
             samples.put_value(key, report)
         return report
@@ -128,9 +128,9 @@ def check_against_solutions(
     if program is not None and settings.functional.fuzz_inputs > 0:
         calls = mutated_calls(call_arguments(tests, function_name), function_name, settings.functional.fuzz_inputs, settings.generation.seed)
 
-    def run_code() -> ProbeReport:  # the code in the file on the varied inputs (not cached: it changes)
-        started = time.monotonic()
-        return run_probes(program or "", calls, function_name, config, should_stop=lambda: cancel.cancelled or time.monotonic() - started > 2 * config.timeout)
+    def run_code(budget: float, limits: SandboxConfig) -> ProbeReport:  # the code in the file on the varied inputs (not cached: it changes)
+        end = time.monotonic() + budget
+        return run_probes(program or "", calls, function_name, limits, should_stop=lambda: cancel.cancelled or time.monotonic() > end)
 
     mine: ProbeReport | None = None
     varied: list[ProbeReport] = []
@@ -139,8 +139,14 @@ def check_against_solutions(
             runs = list(pool.map(run, [start + t.text for t in traces]))
             if calls:
                 progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
-                code_run = pool.submit(run_code)
-                varied = list(pool.map(lambda text: run(text, calls, "solution-varied"), [start + t.text for t in traces]))
+                # Inputs varied past the problem's domain can make programs loop: each program gets an
+                # equal share of about twice the per-test limit on the two workers, and each call a
+                # quarter of that (a program that answers normally needs milliseconds a call); the
+                # calls a program did not answer in time are left out (ProbeOutcome.ran, no answer).
+                budget = 2 * 2 * config.timeout / (len(traces) + 1)
+                limits = replace(config, timeout=max(0.25, budget / 4))
+                code_run = pool.submit(run_code, budget, limits)
+                varied = list(pool.map(lambda text: run(text, calls, "solution-varied", budget, limits), [start + t.text for t in traces]))
                 mine = code_run.result()
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
