@@ -42,6 +42,10 @@ DATA = HERE / "data" / "mutant-pairs.jsonl"
 OUT = HERE / "out"
 
 
+# The signals beside the lexical ones, reported for both splits.
+OTHER_SIGNALS = ("algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement", "differential")
+
+
 def plot_reliability(path: Path, rel, title: str) -> None:
     import matplotlib
 
@@ -206,7 +210,7 @@ def main() -> None:
         auc, n = auroc_fails(tune, [e.signals.get(f"lexical.all.{name}") for e in tune])
         print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
     print(f"  the setting lexical.assess_signal is {settings.lexical.assess_signal}")
-    for name in ("algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement", "differential"):
+    for name in OTHER_SIGNALS:
         auc, n = auroc_fails(tune, [e.signals.get(name) for e in tune])
         print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
 
@@ -225,7 +229,7 @@ def main() -> None:
     if quality is not None:
         print(f"\nholdout: {quality.description}")
         print(f"  {'signal':40} {'AUROC fails':>11} {'functions':>9}")
-        for name in ["lexical.all.top_k_entropy", f"lexical.all.{settings.lexical.assess_signal}", "algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement", "differential"]:
+        for name in ["lexical.all.top_k_entropy", f"lexical.all.{settings.lexical.assess_signal}", *OTHER_SIGNALS]:
             auc, n = auroc_fails(holdout, [e.signals.get(name) for e in holdout])
             print(f"  {name:40} {auc if auc is not None else float('nan'):11.3f} {n:9d}")
         auc, rel = quality.auroc, quality.reliability

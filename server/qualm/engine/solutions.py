@@ -111,32 +111,31 @@ def check_against_solutions(
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
     progress("functional", "running the tests on the model's solutions")
     start = solution_start(problem, settings)
+    texts = [start + t.text for t in traces]  # the programs as they run
+
+    def probe_within(text: str, statements: list[str], limits: SandboxConfig, seconds: float) -> ProbeReport:
+        # what a program did not reach in ``seconds`` is left out of its verdicts (ProbeOutcome.ran)
+        end = time.monotonic() + seconds
+        return run_probes(text, statements, function_name, limits, should_stop=lambda: cancel.cancelled or time.monotonic() > end)
 
     def run(text: str, statements: list[str] = tests, kind: str = "solution-probes", budget: float | None = None, limits: SandboxConfig = config) -> ProbeReport:
         key = (kind, backend.info.identity.digest, function_name, text, tuple(statements))
         if samples is not None and (hit := samples.get_value(key)) is not None:
             return hit
-        # A solution gets twice the per-test limit in all: one that loops is not worth the wait,
-        # and the tests it did not reach are left out of its verdicts (ProbeOutcome.ran).
-        end = time.monotonic() + (2 * config.timeout if budget is None else budget)
-        report = run_probes(text, statements, function_name, limits, should_stop=lambda: cancel.cancelled or time.monotonic() > end)
+        # A solution gets twice the per-test limit in all: one that loops is not worth the wait.
+        report = probe_within(text, statements, limits, 2 * config.timeout if budget is None else budget)
         if samples is not None and not cancel.cancelled:
             samples.put_value(key, report)
         return report
 
-    calls: list[str] = []
-    if program is not None and settings.functional.fuzz_inputs > 0:
-        calls = mutated_calls(call_arguments(tests, function_name), function_name, settings.functional.fuzz_inputs, settings.generation.seed)
-
-    def run_code(budget: float, limits: SandboxConfig) -> ProbeReport:  # the code in the file on the varied inputs (not cached: it changes)
-        end = time.monotonic() + budget
-        return run_probes(program or "", calls, function_name, limits, should_stop=lambda: cancel.cancelled or time.monotonic() > end)
+    varying = program is not None and settings.functional.fuzz_inputs > 0
+    calls = mutated_calls(call_arguments(tests, function_name), function_name, settings.functional.fuzz_inputs, settings.generation.seed) if varying else []
 
     mine: ProbeReport | None = None
     varied: list[ProbeReport] = []
     try:
         with ThreadPoolExecutor(max_workers=2) as pool:
-            runs = list(pool.map(run, [start + t.text for t in traces]))
+            runs = list(pool.map(run, texts))
             if calls:
                 progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
                 # Inputs varied past the problem's domain can make programs loop: each program gets an
@@ -145,25 +144,21 @@ def check_against_solutions(
                 # calls a program did not answer in time are left out (ProbeOutcome.ran, no answer).
                 budget = 2 * 2 * config.timeout / (len(traces) + 1)
                 limits = replace(config, timeout=max(0.25, budget / 4))
-                code_run = pool.submit(run_code, budget, limits)
-                varied = list(pool.map(lambda text: run(text, calls, "solution-varied", budget, limits), [start + t.text for t in traces]))
+                code_run = pool.submit(probe_within, program or "", calls, limits, budget)  # not cached: the code changes
+                varied = list(pool.map(lambda text: run(text, calls, "solution-varied", budget, limits), texts))
                 mine = code_run.result()
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
     if cancel.cancelled:
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
-    if calls and mine is not None:
-        d = differential(calls, mine.outcomes, [r.outcomes for r in varied])
-        diff_value, diff_note, differences = d.uncertainty, d.note, d.differences
-    elif program is not None and settings.functional.fuzz_inputs > 0:
-        diff_value, diff_note, differences = None, "unavailable: the tests have no literal inputs to vary", []
-    else:
-        diff_value, diff_note, differences = None, "off", []
+    # no calls: differential says the tests had no literal inputs to vary
+    d = differential(calls, mine.outcomes if mine is not None else [], [r.outcomes for r in varied]) if varying else None
     outcomes = [r.outcomes for r in runs]
     w = weighted_functional(candidate.outcomes, outcomes)
     a = agreement(candidate.outcomes, outcomes)
     solutions = [
-        SolutionRun(start + t.text, len(t.tokens), r.passed, sum(o.ran for o in r.outcomes), share)
-        for t, r, share in zip(traces, runs, a.per_solution)
+        SolutionRun(text, len(t.tokens), r.passed, sum(o.ran for o in r.outcomes), share)
+        for text, t, r, share in zip(texts, traces, runs, a.per_solution)
     ]
-    return SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0, diff_value, diff_note, differences)
+    result = SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0)
+    return result if d is None else replace(result, differential=d.uncertainty, differential_note=d.note, differences=d.differences)

@@ -226,6 +226,23 @@ def _digests(answers: Answers) -> tuple[str, ...]:
     return tuple(d for d, _ in answers)
 
 
+def same_answers(a: Answers, b: Answers) -> bool:
+    """Equal by their normalised values (what was shown may be cut short)."""
+    return _digests(a) == _digests(b)
+
+
+def majority(answers: Sequence[Answers]) -> tuple[Answers, int] | None:
+    """The most common answers among ``answers`` (compared by their normalised values), with how
+    many gave them; None when there are none."""
+    votes: dict[tuple[str, ...], list[Answers]] = {}
+    for a in answers:
+        votes.setdefault(_digests(a), []).append(a)
+    if not votes:
+        return None
+    backers = max(votes.values(), key=len)
+    return backers[0], len(backers)
+
+
 def _disagreements(candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequence[ProbeOutcome]]) -> list[tuple[str, str, str]]:
     """Tests where most solutions that answered agree with one another and not with the candidate:
     what a hover can show ("yours returns 4, the model's solutions 5")."""
@@ -233,16 +250,12 @@ def _disagreements(candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequen
     for i, c in enumerate(candidate):
         if c.answers is None:
             continue
-        votes: dict[tuple[str, ...], list[Answers]] = {}
-        for sol in solutions:
-            if i < len(sol) and sol[i].answers is not None:
-                votes.setdefault(_digests(sol[i].answers), []).append(sol[i].answers)
-        if not votes:
+        theirs = [a for sol in solutions if i < len(sol) and (a := sol[i].answers) is not None]
+        if (top := majority(theirs)) is None:
             continue
-        top, backers = max(votes.items(), key=lambda kv: len(kv[1]))
-        answered = sum(len(v) for v in votes.values())
-        if top != _digests(c.answers) and len(backers) * 2 > answered:
-            found.append((c.code, _shown(c.answers), _shown(backers[0])))
+        answers, backers = top
+        if not same_answers(answers, c.answers) and backers * 2 > len(theirs):
+            found.append((c.code, _shown(c.answers), _shown(answers)))
     return found
 
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .agreement import Answers, ProbeOutcome
+from .agreement import Answers, ProbeOutcome, majority, same_answers
 
 MAJORITY = 2 / 3  # share of the answering solutions that must agree for an input to count
 MAX_REPR = 400  # characters: inputs larger than this are not mutated (nor written out again)
@@ -123,11 +123,9 @@ class DifferentialResult:
     differences: list[tuple[str, str, str]]  # (call, the code's answer, the solutions' majority answer)
 
 
-def _answer(outcome: ProbeOutcome) -> tuple[str, str] | None:
-    answers: Answers | None = outcome.answers
-    if not outcome.ran or not answers:
-        return None
-    return answers[0]
+def _answer(outcome: ProbeOutcome) -> Answers | None:
+    """The answer to a varied call (a statement making one call): None if it gave none in time."""
+    return outcome.answers[:1] if outcome.ran and outcome.answers else None
 
 
 def differential(calls: Sequence[str], candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequence[ProbeOutcome]]) -> DifferentialResult:
@@ -139,16 +137,13 @@ def differential(calls: Sequence[str], candidate: Sequence[ProbeOutcome], soluti
         theirs = [a for sol in solutions if i < len(sol) and (a := _answer(sol[i])) is not None]
         if mine is None or len(theirs) < 2:
             continue
-        votes: dict[str, list[str]] = {}
-        for digest, shown in theirs:
-            votes.setdefault(digest, []).append(shown)
-        top, backers = max(votes.items(), key=lambda kv: len(kv[1]))
-        if len(backers) < MAJORITY * len(theirs):
+        answers, backers = majority(theirs) or ((), 0)
+        if backers < MAJORITY * len(theirs):
             continue
         decided += 1
-        if mine[0] != top:
+        if not same_answers(mine, answers):
             differ += 1
-            differences.append((call, mine[1], backers[0]))
+            differences.append((call, mine[0][1], answers[0][1]))
     if not calls:
         return DifferentialResult(None, 0, 0, "unavailable: the tests have no literal inputs to vary", [])
     if not decided:
