@@ -10,6 +10,7 @@
 
 import { ChildProcess, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { writeWhole } from "./channel";
 import { createServer } from "node:net";
 import { basename, join, resolve } from "node:path";
 import { chromium, Page } from "playwright-core";
@@ -256,7 +257,7 @@ async function main(): Promise<number> {
         } catch (err) {
           answer = { error: String(err) };
         }
-        writeFileSync(join(channel, `answer-${req.name}.json`), JSON.stringify(answer));
+        writeWhole(join(channel, `answer-${req.name}.json`), JSON.stringify(answer));
         if (req.action === "screenshot") log(`screenshot ${req.name}.png`);
       }
       await sleep(200);

@@ -3,6 +3,7 @@
 
 import * as assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { writeWhole } from "../channel";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
@@ -14,7 +15,7 @@ const channel = process.env.QUALM_E2E_CHANNEL!;
 /** Ask the runner (outside the editor) to look at the page; wait for its answer. */
 async function askPage<T>(action: string, name: string): Promise<T> {
   const answer = join(channel, `answer-${name}.json`);
-  writeFileSync(join(channel, `request-${name}.json`), JSON.stringify({ action, name }));
+  writeWhole(join(channel, `request-${name}.json`), JSON.stringify({ action, name }));
   const end = Date.now() + 30000;
   while (!existsSync(answer)) {
     if (Date.now() > end) throw new Error(`the runner did not answer ${action} ${name}`);

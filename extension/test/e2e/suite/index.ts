@@ -2,7 +2,7 @@
 // the channel folder, which the runner outside the editor waits for.
 
 import Mocha from "mocha";
-import { writeFileSync } from "node:fs";
+import { writeWhole } from "../channel";
 import { join } from "node:path";
 
 export function run(): Promise<void> {
@@ -16,14 +16,14 @@ export function run(): Promise<void> {
     try {
       mocha
         .run((failures) => {
-          writeFileSync(join(channel, "results.json"), JSON.stringify({ passed, failed }, null, 2));
+          writeWhole(join(channel, "results.json"), JSON.stringify({ passed, failed }, null, 2));
           if (failures > 0) reject(new Error(`${failures} tests failed`));
           else resolve();
         })
         .on("pass", (t) => passed.push(t.fullTitle()))
         .on("fail", (t, err: Error) => failed.push({ title: t.fullTitle(), error: `${err.message}\n${err.stack ?? ""}` }));
     } catch (err) {
-      writeFileSync(join(channel, "results.json"), JSON.stringify({ passed, failed: [{ title: "loading the suite", error: String(err) }] }));
+      writeWhole(join(channel, "results.json"), JSON.stringify({ passed, failed: [{ title: "loading the suite", error: String(err) }] }));
       reject(err);
     }
   });
