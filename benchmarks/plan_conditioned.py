@@ -1,0 +1,133 @@
+"""Does the code follow the model's own plans? Teacher-forced scores of a function given each plan.
+
+    .venv/bin/python benchmarks/plan_conditioned.py results/assess-quality/assess-quality-tune-all.jsonl \
+        --cache benchmarks/out/plan-conditioned-tune.jsonl
+
+The shipped candidate-aware algorithmic score compares the code's own plan with the sampled plans
+as text (step-aware ROUGE-L) and is at chance on the right/wrong pairs: a small model's account of
+the code describes the task, not the edit (``candidate_plan_variants.py``). This measures another
+way for the plans to see the code: the model is given the problem *and one sampled plan* and is
+forced through the function, so each body token gets p(token | problem, plan_i). Per token:
+
+* mixture ``p_mix = mean_i p(token | plan_i)``: how likely the token is when the model follows one
+  of its own plans (the plans as a sample of the algorithms it would use);
+* plan gain ``log p_mix - log p(token | problem)``: how much the plans raise (or lower) the token
+  against the problem alone; a token the plans argue against has a negative gain.
+
+Per function it prints AUROC for "fails" of the largest mixture surprisal, its Top-5 mean, the
+largest plan loss (-gain), and the unconditioned largest surprisal beside them (the lexical axis's
+signal), and how the plan scores correlate with it. The per-token numbers are kept in ``--cache``
+(resumable). Reads the plans a full run stored (``assess_quality.py --axes all``): no plan is
+decoded here. Tune split only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from sklearn.metrics import roc_auc_score
+
+from qualm import prompts
+from qualm.calibrate_pairs import prepared, read_pairs
+from qualm.lang import PYTHON
+from qualm.model import load_model
+from qualm.settings import Settings
+from qualm.trace import MIN_PROB
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "mutant-pairs.jsonl"
+
+
+def with_plan(problem: str, plan: str) -> prompts.ChatPrompt:
+    base = prompts.code_generation(problem)
+    return replace(base, user=base.user + "\n\nFollow this plan:\n" + plan.strip())
+
+
+def body_logps(trace, body_offset: int) -> dict[tuple[int, int], float]:
+    return {(t.start, t.end): math.log(max(t.prob, MIN_PROB)) for t in trace.tokens if t.start >= body_offset and t.text.strip()}
+
+
+def measure(backend, settings: Settings, row: dict, side: str, plans: list[str]) -> dict:
+    fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
+    k = settings.generation.top_alternatives
+    base = body_logps(backend.score(prompts.code_generation(fn.problem_description), fn.source, top_alternatives=k), fn.body_offset)
+    per_plan = [body_logps(backend.score(with_plan(fn.problem_description, p), fn.source, top_alternatives=k), fn.body_offset) for p in plans]
+    keys = [key for key in base if all(key in pp for pp in per_plan)]
+    return {
+        "pair_id": row["pair_id"],
+        "side": side,
+        "tokens": [[s, e, base[(s, e)], [pp[(s, e)] for pp in per_plan]] for s, e in keys],
+    }
+
+
+def signals(v: dict) -> dict[str, float]:
+    base = np.array([t[2] for t in v["tokens"]])
+    plans = np.array([t[3] for t in v["tokens"]])  # tokens x plans
+    mix = np.log(np.mean(np.exp(plans), axis=1))
+    gain = mix - base
+    top = lambda x, k=5: float(np.mean(np.sort(x)[-k:]))  # noqa: E731
+    return {
+        "unconditioned max surprisal (lexical)": float(-base.min()),
+        "plan mixture max surprisal": float(-mix.min()),
+        "plan mixture Top-5 surprisal": top(-mix),
+        "plan mixture mean surprisal": float(-mix.mean()),
+        "largest plan loss (-gain)": float(-gain.min()),
+        "Top-5 plan loss": top(-gain),
+        "plan loss at the least likely token": float(-gain[int(np.argmin(base))]),
+        "best plan's max surprisal": float(-plans.max(axis=1).min()),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("rows", type=Path, help="a full run's rows (assess_quality.py --axes all): their plans")
+    ap.add_argument("--cache", type=Path, required=True)
+    ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
+    args = ap.parse_args()
+    stored = {}
+    for line in args.rows.read_text().splitlines():
+        v = json.loads(line)
+        stored[(v["pair_id"], v["side"])] = v["detail"]["plans"]
+    rows = [r for r in read_pairs(DATA, args.split) if (r["pair_id"], "original") in stored and (r["pair_id"], "mutant") in stored]
+    done = {}
+    if args.cache.exists():
+        for line in args.cache.read_text().splitlines():
+            v = json.loads(line)
+            done[(v["pair_id"], v["side"])] = v
+    settings = Settings()
+    backend = None
+    with open(args.cache, "a") as out:
+        for i, row in enumerate(rows):
+            for side in ("original", "mutant"):
+                if (row["pair_id"], side) in done:
+                    continue
+                backend = backend or load_model(settings.model)
+                v = measure(backend, settings, row, side, stored[(row["pair_id"], side)])
+                done[(row["pair_id"], side)] = v
+                out.write(json.dumps(v) + "\n")
+                out.flush()
+            print(f"{i + 1} of {len(rows)} pairs", flush=True)
+    keys = [k for k in done if done[k]["tokens"]]
+    sig = {k: signals(done[k]) for k in keys}
+    fails = [k[1] == "mutant" for k in keys]
+    names = list(sig[keys[0]])
+    lexical = [sig[k][names[0]] for k in keys]
+    print(f"{len(keys)} functions of {len(rows)} pairs ({args.split})")
+    for name in names:
+        xs = [sig[k][name] for k in keys]
+        wins = []
+        for r in rows:
+            o, m = (r["pair_id"], "original"), (r["pair_id"], "mutant")
+            if o in sig and m in sig:
+                wins.append(1.0 if sig[m][name] > sig[o][name] else 0.5 if sig[m][name] == sig[o][name] else 0.0)
+        corr = float(np.corrcoef(xs, lexical)[0, 1])
+        print(f"  {name:40} AUROC {roc_auc_score(fails, xs):.3f}  mutant higher in {np.mean(wins):.3f} of pairs  r with lexical {corr:+.2f}")
+
+
+if __name__ == "__main__":
+    main()
