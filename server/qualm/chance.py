@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
+from .signals.lexical import blended
 from .trace import surprisal
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ LEXICAL_SIGNALS = (
     "mean_surprisal",
     "improbable_tokens",
     "top_k_unexpected",
+    "blended_surprisal",
 )
 
 LEXICAL_SIGNAL_WORDS = {
@@ -47,6 +49,7 @@ LEXICAL_SIGNAL_WORDS = {
     "mean_surprisal": "mean surprisal",
     "improbable_tokens": "tokens with p < 0.1",
     "top_k_unexpected": "Top-{k} excess surprisal",
+    "blended_surprisal": "least likely token's surprisal + 3 x mean surprisal",
 }
 
 
@@ -54,11 +57,16 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
     """The signals plus ``lexical.<scope>.max_surprisal`` = −log(1 − max_probability), the surprisal
     of the least likely token: the same order as ``max_probability``, but on a scale a logistic
     model can use (1 − p_min crowds against 1: over the tune pairs its mean was 0.9991 with a
-    standard deviation of 0.0028, so a generated function at 0.9 lay 35 deviations out)."""
+    standard deviation of 0.0028, so a generated function at 0.9 lay 35 deviations out), and
+    ``blended_surprisal`` from the two it blends where a row was measured before it existed."""
     out = dict(signals)
     for scope in ("all", "code"):
         q = signals.get(f"lexical.{scope}.max_probability")
         out.setdefault(f"lexical.{scope}.max_surprisal", None if q is None else surprisal(1.0 - q))
+        # rows measured before the blended score was one of the signals: the same number from the two it blends
+        mean = signals.get(f"lexical.{scope}.mean_surprisal")
+        if out.get(f"lexical.{scope}.blended_surprisal") is None and q is not None and mean is not None:
+            out[f"lexical.{scope}.blended_surprisal"] = blended(surprisal(1.0 - q), mean)
     return out
 
 

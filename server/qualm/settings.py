@@ -82,9 +82,10 @@ class LexicalSettings:
     # A token below the first is "confident". See README "Uncertainty levels".
     level_thresholds: tuple[float, float, float] = (0.5, 1.0, 2.0)
     # The lexical axis of an assessment (code in the file, teacher-forced): which score of the body
-    # (qualm.signals.lexical). Chosen by measurement on right/wrong pairs (README, issue 23); the
-    # paper's top_k_entropy stays the score of generated code.
-    assess_signal: str = "max_probability"
+    # (qualm.signals.lexical). Chosen by measurement on right/wrong pairs (README, issue 23: on 680
+    # tune functions 0.718 against 0.697 for the least likely token alone); the paper's
+    # top_k_entropy stays the score of generated code.
+    assess_signal: str = "blended_surprisal"
 
 
 @dataclass(frozen=True)
@@ -180,8 +181,8 @@ class CheckSettings:
 
     min_chance: float = 0.3
     # The score-only gate: the surprisal of the body's least likely token, -ln p_min (nats): the same
-    # order as lexical.assess_signal's max_probability (the best lexical signal measured on right/wrong
-    # pairs) and the lexical feature of the shipped chance of passing, on a scale a threshold can use.
+    # order as max_probability (the best single-token lexical signal measured on right/wrong pairs)
+    # and the lexical feature of the shipped chance of passing, on a scale a threshold can use.
     score: str = "max_surprisal"
     max_score: float = 11.0
 
@@ -265,9 +266,9 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "editor.highlight_level": ("low", "medium", "high"),
     "editor.headline": ("chance", "ensemble"),
     # the lexical scores in nats (qualm.check.gate), so that one threshold, check.max_score, reads the same
-    "check.score": ("max_surprisal", "top_k_surprisal", "mean_surprisal", "top_k_unexpected", "top_k_entropy", "max_entropy", "mean_entropy"),
+    "check.score": ("max_surprisal", "top_k_surprisal", "mean_surprisal", "top_k_unexpected", "blended_surprisal", "top_k_entropy", "max_entropy", "mean_entropy"),
     "editor.scored_doubt": ("surprisal", "entropy", "either"),
-    "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal", "top_k_unexpected"),
+    "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal", "top_k_unexpected", "blended_surprisal"),
 }
 
 

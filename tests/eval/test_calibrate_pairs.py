@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from qualm.ensemble import Calibration
+from qualm.settings import Settings
 from qualm_sandbox import SandboxUnavailable, choose_isolation
 
 try:
@@ -60,7 +61,7 @@ def test_calibrate_from_pairs_writes_the_reference_and_a_pass_model(tmp_path):
     assert proc.returncode == 0, proc.stderr
     cal = Calibration.load(tmp_path / "cal.json")
     assert cal.problems == 10 and "5 right/wrong pairs of the tune split" in cal.dataset
-    assert len(cal.scores["functional"]) == 10 and cal.lexical_signal == "max_probability"
+    assert len(cal.scores["functional"]) == 10 and cal.lexical_signal == Settings().lexical.assess_signal
     pm = cal.pass_model
     # the signals of the functional axis tell these pairs apart (which of them the rule keeps
     # depends on the candidate sets; each is 0 for the right function here and high for a wrong one)

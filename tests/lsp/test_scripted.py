@@ -152,7 +152,7 @@ def test_the_lens_leads_with_the_chance_of_passing_and_a_re_assessment_reuses_th
     calibration.write_text(json.dumps({
         "version": 1, "model": "scripted", "model_sha256": "0" * 64, "dataset": "hand-made", "problems": 3,
         "scores": {"lexical": [0.1, 0.2, 0.3], "algorithmic": [0.1, 0.5, 0.9], "functional": [0.0, 0.5, 1.0]},
-        "settings": {"lexical_signal": "max_probability"},
+        "settings": {"lexical_signal": "blended_surprisal"},
         "pass_model": {"features": ["functional"], "mean": [0.5], "scale": [0.5], "coef": [-2.0], "intercept": 0.0, "fitted_on": "three made-up functions", "n_fitted": 3},
     }))
 

@@ -5,7 +5,7 @@ import math
 
 import pytest
 
-from qualm.chance import PassModel, chance_words, signals_of
+from qualm.chance import PassModel, chance_words, signals_of, with_derived
 from qualm.chance_fit import Example, SplitError, check_fit_split, fit_pass_model, reliability
 from qualm.ensemble import Calibration, new_calibration
 from qualm.signals.lexical import lexical_report
@@ -91,7 +91,18 @@ def test_signals_are_named_once_for_the_engine_and_the_fit():
     s = signals_of(lexical_report(Trace(text="ab", tokens=tokens, model="m", mode="scored", prompt="")), 0.3, None, 0.1)
     assert s["lexical.all.mean_surprisal"] == pytest.approx((math.log(2) + math.log(4)) / 2)
     assert s["lexical.code.max_probability"] == pytest.approx(0.75)
+    assert s["lexical.all.blended_surprisal"] == pytest.approx(math.log(4) + 3 * (math.log(2) + math.log(4)) / 2)
     assert (s["algorithmic"], s["candidate_distance"], s["functional"]) == (0.3, None, 0.1)
+
+
+def test_rows_measured_before_the_blend_get_it_from_the_two_it_blends():
+    old = {"lexical.all.max_probability": 0.75, "lexical.all.mean_surprisal": 0.9}
+    s = with_derived(old)
+    assert s["lexical.all.max_surprisal"] == pytest.approx(math.log(4))
+    assert s["lexical.all.blended_surprisal"] == pytest.approx(math.log(4) + 3 * 0.9)
+    # a row that has it keeps its own number; a row without the parts gets none
+    assert with_derived({**old, "lexical.all.blended_surprisal": 1.0})["lexical.all.blended_surprisal"] == 1.0
+    assert with_derived({"lexical.all.max_probability": 0.75}).get("lexical.all.blended_surprisal") is None
 
 
 def test_words_for_a_chance():

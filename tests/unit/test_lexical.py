@@ -31,6 +31,9 @@ def test_scores_are_oriented_larger_is_more_uncertain():
     assert s.mean_entropy == pytest.approx(2.6 / 3)
     assert s.mean_probability == pytest.approx(((1 - 0.9) + (1 - 0.4) + (1 - 0.99)) / 3)
     assert s.max_probability == pytest.approx(0.6)
+    # the least likely token's surprisal plus 3 x the mean surprisal, by hand
+    mean = (-math.log(0.9) - math.log(0.4) - math.log(0.99)) / 3
+    assert s.blended_surprisal == pytest.approx(-math.log(0.4) + 3 * mean)
 
 
 def test_empty_scope_gives_none():

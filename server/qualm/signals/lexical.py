@@ -19,6 +19,12 @@ text was to the model, −log p (nats), beside how unsure it was before it (entr
                         token less likely than the model's own uncertainty at that place explains
                         (0 on average for text the model would write; large where it was sure of
                         something else), so that a function's general difficulty cancels out
+* ``blended_surprisal`` the least likely token's surprisal plus ``BLEND_MEAN_WEIGHT`` times the
+                        mean surprisal: the one wrong token, and how unlike the model's own
+                        writing the body is as a whole (a person's style raises the mean of a right
+                        function and a wrong one alike, but it also says how much one odd token
+                        means). The weight is the ratio of a logistic fit's coefficients on the
+                        tune pairs of issue 23 (2.9; flat from 2.5 to 4)
 
 Entropy says "the model was unsure here"; surprisal says "the model would not have written this".
 For the model's own greedy output the two nearly agree (it wrote its likeliest token); on a
@@ -39,6 +45,7 @@ from ..trace import MIN_PROB, TokenRecord, Trace
 
 SCOPES = ("all", "code", "comment")
 IMPROBABLE = 0.1  # a token the model gave less than this is counted as improbable
+BLEND_MEAN_WEIGHT = 3.0  # blended_surprisal = max surprisal + this x mean surprisal (nats)
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,7 @@ class LexicalScores:
     mean_surprisal: float | None = None
     improbable_tokens: int = 0
     top_k_unexpected: float | None = None
+    blended_surprisal: float | None = None
 
 
 @dataclass(frozen=True)
@@ -80,7 +88,7 @@ def top_k_mean(values: np.ndarray, k: int) -> float:
 
 def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope: str = "all") -> LexicalScores:
     if not tokens:
-        return LexicalScores(scope, 0, k, None, None, None, None, None, None, None, 0, None)
+        return LexicalScores(scope, 0, k, None, None, None, None, None, None, None, 0, None, None)
     h = np.array([t.entropy for t in tokens], dtype=np.float64)
     p = np.array([t.prob for t in tokens], dtype=np.float64)
     q = 1.0 - p
@@ -98,7 +106,12 @@ def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope
         mean_surprisal=float(surprisal.mean()),
         improbable_tokens=int((p < IMPROBABLE).sum()),
         top_k_unexpected=top_k_mean(surprisal - h, k),
+        blended_surprisal=blended(float(surprisal.max()), float(surprisal.mean())),
     )
+
+
+def blended(max_surprisal: float, mean_surprisal: float) -> float:
+    return max_surprisal + BLEND_MEAN_WEIGHT * mean_surprisal
 
 
 def lexical_report(trace: Trace, k: int = 5) -> LexicalReport:
