@@ -30,7 +30,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from sklearn.metrics import roc_auc_score
+from pair_tokens import SIDES, measured, signal_table
 
 from qualm import prompts
 from qualm.calibrate_pairs import prepared, read_pairs
@@ -94,39 +94,18 @@ def main() -> None:
         v = json.loads(line)
         stored[(v["pair_id"], v["side"])] = v["detail"]["plans"]
     rows = [r for r in read_pairs(DATA, args.split) if (r["pair_id"], "original") in stored and (r["pair_id"], "mutant") in stored]
-    done = {}
-    if args.cache.exists():
-        for line in args.cache.read_text().splitlines():
-            v = json.loads(line)
-            done[(v["pair_id"], v["side"])] = v
     settings = Settings()
-    backend = None
-    with open(args.cache, "a") as out:
-        for i, row in enumerate(rows):
-            for side in ("original", "mutant"):
-                if (row["pair_id"], side) in done:
-                    continue
-                backend = backend or load_model(settings.model)
-                v = measure(backend, settings, row, side, stored[(row["pair_id"], side)])
-                done[(row["pair_id"], side)] = v
-                out.write(json.dumps(v) + "\n")
-                out.flush()
-            print(f"{i + 1} of {len(rows)} pairs", flush=True)
-    keys = [k for k in done if done[k]["tokens"]]
-    sig = {k: signals(done[k]) for k in keys}
-    fails = [k[1] == "mutant" for k in keys]
-    names = list(sig[keys[0]])
-    lexical = [sig[k][names[0]] for k in keys]
-    print(f"{len(keys)} functions of {len(rows)} pairs ({args.split})")
-    for name in names:
-        xs = [sig[k][name] for k in keys]
-        wins = []
-        for r in rows:
-            o, m = (r["pair_id"], "original"), (r["pair_id"], "mutant")
-            if o in sig and m in sig:
-                wins.append(1.0 if sig[m][name] > sig[o][name] else 0.5 if sig[m][name] == sig[o][name] else 0.0)
-        corr = float(np.corrcoef(xs, lexical)[0, 1])
-        print(f"  {name:40} AUROC {roc_auc_score(fails, xs):.3f}  mutant higher in {np.mean(wins):.3f} of pairs  r with lexical {corr:+.2f}")
+    model = []
+
+    def one(row: dict, side: str) -> dict:
+        model[:] = model or [load_model(settings.model)]
+        return measure(model[0], settings, row, side, stored[(row["pair_id"], side)])
+
+    done = measured(rows, args.cache, one)
+    pairs = [r["pair_id"] for r in rows if done.get((r["pair_id"], "original")) and done.get((r["pair_id"], "mutant"))]
+    sig = {(p, s): signals(done[(p, s)]) for p in pairs for s in SIDES}
+    print(f"{len(sig)} functions of {len(rows)} pairs ({args.split})")
+    signal_table(sig, pairs)
 
 
 if __name__ == "__main__":

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import math
 from pathlib import Path
 
 import numpy as np
+from pair_tokens import SIDES, measured, signal_table
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
@@ -123,37 +123,20 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None)
     args = ap.parse_args()
     rows = read_pairs(DATA, args.split, args.stride, args.limit)
-    done: dict[tuple[str, str], dict | None] = {}
-    if args.cache.exists():
-        for line in args.cache.read_text().splitlines():
-            v = json.loads(line)
-            done[(v["pair_id"], v["side"])] = v if v.get("tokens") else None
     settings = Settings()
-    backend = None
-    with open(args.cache, "a") as out:
-        for i, row in enumerate(rows):
-            for side in ("original", "mutant"):
-                if (row["pair_id"], side) in done:
-                    continue
-                backend = backend or load_model(settings.model)
-                v = measure(backend, settings, row, side)
-                done[(row["pair_id"], side)] = v
-                out.write(json.dumps(v or {"pair_id": row["pair_id"], "side": side, "tokens": []}) + "\n")
-                out.flush()
-            if (i + 1) % 10 == 0:
-                print(f"{i + 1} of {len(rows)} pairs", flush=True)
+    model = []
+
+    def one(row: dict, side: str) -> dict | None:
+        model[:] = model or [load_model(settings.model)]
+        return measure(model[0], settings, row, side)
+
+    done = measured(rows, args.cache, one, every=10)
     pairs = [r["pair_id"] for r in rows if done.get((r["pair_id"], "original")) and done.get((r["pair_id"], "mutant"))]
-    sig = {(p, s): signals(done[(p, s)]) for p in pairs for s in ("original", "mutant")}
-    keys = list(sig)
-    fails = [k[1] == "mutant" for k in keys]
-    names = list(sig[keys[0]])
-    lexical = [sig[k][names[0]] for k in keys]
-    print(f"{len(keys)} functions of {len(pairs)} pairs ({args.split}; {len(rows) - len(pairs)} pairs without a docstring to remove)")
-    for name in names:
-        xs = [sig[k][name] for k in keys]
-        wins = [1.0 if sig[(p, "mutant")][name] > sig[(p, "original")][name] else 0.5 if sig[(p, "mutant")][name] == sig[(p, "original")][name] else 0.0 for p in pairs]
-        corr = float(np.corrcoef(xs, lexical)[0, 1])
-        print(f"  {name:40} AUROC {roc_auc_score(fails, xs):.3f}  mutant higher in {np.mean(wins):.3f} of pairs  r with lexical {corr:+.2f}")
+    sig = {(p, s): signals(done[(p, s)]) for p in pairs for s in SIDES}
+    fails = [k[1] == "mutant" for k in sig]
+    print(f"{len(sig)} functions of {len(pairs)} pairs ({args.split}; {len(rows) - len(pairs)} pairs without a docstring to remove)")
+    signal_table(sig, pairs)
+    names = list(sig[next(iter(sig))])
     lex = names[0]
     sets = [[lex]] + [[lex, n] for n in names[1:] if n != lex] + [[lex, "Top-5 spec loss", "mean surprisal"]]
     print("logistic models, 5-fold cross-validation by problem (AUROC):")
