@@ -15,8 +15,8 @@ from .common import ModelFlags, load_backend, target_functions, with_model_flags
 def assess(
     target: str = typer.Argument(..., help="FILE or FILE::FUNCTION; a whole file assesses every function."),
     as_json: bool = typer.Option(False, "--json", help="Print the assessments as JSON."),
-    plans: int | None = typer.Option(None, "--plans", help="N, the number of plans (default 10)."),
-    tests: int | None = typer.Option(None, "--tests", help="M, the number of self-tests (default 10)."),
+    plans: int | None = typer.Option(None, "--plans", help="N, the number of plans (default: the setting algorithmic.n_plans, 5; the paper: 10)."),
+    tests: int | None = typer.Option(None, "--tests", help="M, the number of self-tests (default: the setting functional.n_tests, 10)."),
     seed: int | None = typer.Option(None, "--seed", help="Sampling seed (default 42)."),
     calibration: str | None = typer.Option(None, "--calibration", help="A calibration file (default: the model's own)."),
     *,
