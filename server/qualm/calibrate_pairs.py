@@ -125,9 +125,8 @@ def measure_solutions(backend: ModelBackend, settings: Settings, row: dict, side
     if tests:
         f = settings.functional
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
-        program = fn.imports + "\n" + fn.source
-        probes = run_probes(program, tests, short, config)
-        solved = check_against_solutions(backend, fn.problem_description, short, probes, settings, PYTHON, config, samples, program=program)
+        probes = run_probes(fn.program, tests, short, config)
+        solved = check_against_solutions(backend, fn.problem_description, short, probes, settings, PYTHON, config, samples, program=fn.program)
         values = {"functional_weighted": solved.weighted, "agreement": solved.agreement, "differential": solved.differential}
         detail.update({
             "verdicts_as_measured": [o.status for o in probes.outcomes] == [st for _, st in measured["detail"]["tests"]],

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from .signals.lexical import blended
+from .signals.lexical import BLEND_MEAN_WEIGHT, blended
 from .trace import surprisal
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ LEXICAL_SIGNAL_WORDS = {
     "mean_surprisal": "mean surprisal",
     "improbable_tokens": "tokens with p < 0.1",
     "top_k_unexpected": "Top-{k} excess surprisal",
-    "blended_surprisal": "least likely token's surprisal + 3 x mean surprisal",
+    "blended_surprisal": f"least likely token's surprisal + {BLEND_MEAN_WEIGHT:g} x mean surprisal",
 }
 
 

@@ -244,14 +244,13 @@ def assess_function(
     else:
         progress("functional", "running the self-tests in the sandbox")
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
-        program = fn.imports + "\n" + fn.source  # what runs: the function with the file's imports
-        result = functional_uncertainty(program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=short_name)
+        result = functional_uncertainty(fn.program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=short_name)
         _check(cancel)
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
         if result.report is not None:
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
         if result.probes is not None and f.n_solutions > 0:
-            solved = check_against_solutions(backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress, program=program)
+            solved = check_against_solutions(backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program)
             _check(cancel)
             if solved.weighted is not None:
                 func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"

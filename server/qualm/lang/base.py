@@ -43,6 +43,11 @@ class FunctionSource:
         parts = [self.imports, self.header.rstrip() + "\n"] if self.imports else [self.header.rstrip() + "\n"]
         return "\n".join(parts)
 
+    @property
+    def program(self) -> str:
+        """What the sandbox runs: the function with the file's imports."""
+        return self.imports + "\n" + self.source
+
 
 @dataclass(frozen=True)
 class CompletionContext:
