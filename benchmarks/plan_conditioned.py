@@ -24,32 +24,22 @@ decoded here. Tune split only.
 from __future__ import annotations
 
 import argparse
-import json
-import math
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from pair_tokens import SIDES, measured, signal_table
+from pair_tokens import SIDES, body_logps, measured, model_loader, signal_table, with_plans
 
 from qualm import prompts
-from qualm.calibrate_pairs import prepared, read_pairs
+from qualm.calibrate_pairs import prepared
 from qualm.lang import PYTHON
-from qualm.model import load_model
 from qualm.settings import Settings
-from qualm.trace import MIN_PROB
-
-HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "mutant-pairs.jsonl"
+from qualm.signals.lexical import top_k_mean
 
 
 def with_plan(problem: str, plan: str) -> prompts.ChatPrompt:
     base = prompts.code_generation(problem)
     return replace(base, user=base.user + "\n\nFollow this plan:\n" + plan.strip())
-
-
-def body_logps(trace, body_offset: int) -> dict[tuple[int, int], float]:
-    return {(t.start, t.end): math.log(max(t.prob, MIN_PROB)) for t in trace.tokens if t.start >= body_offset and t.text.strip()}
 
 
 def measure(backend, settings: Settings, row: dict, side: str, plans: list[str]) -> dict:
@@ -70,14 +60,13 @@ def signals(v: dict) -> dict[str, float]:
     plans = np.array([t[3] for t in v["tokens"]])  # tokens x plans
     mix = np.log(np.mean(np.exp(plans), axis=1))
     gain = mix - base
-    top = lambda x, k=5: float(np.mean(np.sort(x)[-k:]))  # noqa: E731
     return {
         "unconditioned max surprisal (lexical)": float(-base.min()),
         "plan mixture max surprisal": float(-mix.min()),
-        "plan mixture Top-5 surprisal": top(-mix),
+        "plan mixture Top-5 surprisal": top_k_mean(-mix, 5),
         "plan mixture mean surprisal": float(-mix.mean()),
         "largest plan loss (-gain)": float(-gain.min()),
-        "Top-5 plan loss": top(-gain),
+        "Top-5 plan loss": top_k_mean(-gain, 5),
         "plan loss at the least likely token": float(-gain[int(np.argmin(base))]),
         "best plan's max surprisal": float(-plans.max(axis=1).min()),
     }
@@ -89,19 +78,10 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, required=True)
     ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
     args = ap.parse_args()
-    stored = {}
-    for line in args.rows.read_text().splitlines():
-        v = json.loads(line)
-        stored[(v["pair_id"], v["side"])] = v["detail"]["plans"]
-    rows = [r for r in read_pairs(DATA, args.split) if (r["pair_id"], "original") in stored and (r["pair_id"], "mutant") in stored]
+    rows, plans = with_plans(args.rows, args.split)
     settings = Settings()
-    model = []
-
-    def one(row: dict, side: str) -> dict:
-        model[:] = model or [load_model(settings.model)]
-        return measure(model[0], settings, row, side, stored[(row["pair_id"], side)])
-
-    done = measured(rows, args.cache, one)
+    model = model_loader(settings)
+    done = measured(rows, args.cache, lambda row, side: measure(model(), settings, row, side, plans[(row["pair_id"], side)]))
     pairs = [r["pair_id"] for r in rows if done.get((r["pair_id"], "original")) and done.get((r["pair_id"], "mutant"))]
     sig = {(p, s): signals(done[(p, s)]) for p in pairs for s in SIDES}
     print(f"{len(sig)} functions of {len(rows)} pairs ({args.split})")

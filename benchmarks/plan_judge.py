@@ -15,20 +15,16 @@ tune pairs; the answers are kept in ``--cache`` (resumable). Tune split only.
 from __future__ import annotations
 
 import argparse
-import json
 import statistics as st
 from pathlib import Path
 
+from pair_tokens import SIDES, measured, model_loader, with_plans
 from sklearn.metrics import roc_auc_score
 
-from qualm.calibrate_pairs import prepared, read_pairs
+from qualm.calibrate_pairs import prepared
 from qualm.lang import PYTHON
-from qualm.model import load_model
 from qualm.prompts import ChatPrompt
 from qualm.settings import Settings
-
-HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "mutant-pairs.jsonl"
 
 QUESTION = """Problem:
 {problem}
@@ -55,36 +51,20 @@ def main() -> None:
     ap.add_argument("rows", type=Path, help="a full run's rows (assess_quality.py --axes all): their plans")
     ap.add_argument("--cache", type=Path, required=True)
     args = ap.parse_args()
-    stored = {}
-    for line in args.rows.read_text().splitlines():
-        v = json.loads(line)
-        stored[(v["pair_id"], v["side"])] = v["detail"]["plans"]
-    rows = [r for r in read_pairs(DATA, "tune") if (r["pair_id"], "original") in stored and (r["pair_id"], "mutant") in stored]
-    done = {}
-    if args.cache.exists():
-        for line in args.cache.read_text().splitlines():
-            v = json.loads(line)
-            done[(v["pair_id"], v["side"])] = v
-    settings = Settings()
-    backend = None
-    with open(args.cache, "a") as out:
-        for i, row in enumerate(rows):
-            for side in ("original", "mutant"):
-                if (row["pair_id"], side) in done:
-                    continue
-                backend = backend or load_model(settings.model)
-                fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
-                v = {
-                    "pair_id": row["pair_id"],
-                    "side": side,
-                    "no_plan": p_no(backend, fn.problem_description, fn.source, None),
-                    "per_plan": [p_no(backend, fn.problem_description, fn.source, p) for p in stored[(row["pair_id"], side)]],
-                }
-                done[(row["pair_id"], side)] = v
-                out.write(json.dumps(v) + "\n")
-                out.flush()
-            print(f"{i + 1} of {len(rows)} pairs", flush=True)
-    keys = [(r["pair_id"], s) for r in rows for s in ("original", "mutant")]
+    rows, plans = with_plans(args.rows, "tune")
+    model = model_loader(Settings())
+
+    def judged(row: dict, side: str) -> dict:
+        fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
+        return {
+            "pair_id": row["pair_id"],
+            "side": side,
+            "no_plan": p_no(model(), fn.problem_description, fn.source, None),
+            "per_plan": [p_no(model(), fn.problem_description, fn.source, p) for p in plans[(row["pair_id"], side)]],
+        }
+
+    done = measured(rows, args.cache, judged)
+    keys = [(r["pair_id"], s) for r in rows for s in SIDES]
     fails = [k[1] == "mutant" for k in keys]
     print(f"{len(keys)} functions of {len(rows)} tune pairs")
     for name, f in (("P(No), no plan", lambda v: v["no_plan"]), ("mean P(No) over the plans", lambda v: st.mean(v["per_plan"])), ("largest P(No) over the plans", lambda v: max(v["per_plan"]))):

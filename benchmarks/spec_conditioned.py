@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import argparse
 import ast
-import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from pair_tokens import SIDES, measured, signal_table
+from pair_tokens import DATA, SIDES, body_logps, measured, model_loader, signal_table
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import GroupKFold
@@ -37,12 +37,8 @@ from sklearn.preprocessing import StandardScaler
 from qualm import prompts
 from qualm.calibrate_pairs import prepared, read_pairs
 from qualm.lang import PYTHON
-from qualm.model import load_model
 from qualm.settings import Settings
-from qualm.trace import MIN_PROB
-
-HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "mutant-pairs.jsonl"
+from qualm.signals.lexical import top_k_mean
 
 
 def without_docstring(source: str) -> tuple[str, str, int] | None:
@@ -61,11 +57,6 @@ def without_docstring(source: str) -> tuple[str, str, int] | None:
     return header, "".join(kept), body_start
 
 
-def body_logps(trace, body_offset: int) -> dict[tuple[int, int], float]:
-    """Body tokens by their offsets from the body's start (the same text in both versions)."""
-    return {(t.start - body_offset, t.end - body_offset): math.log(max(t.prob, MIN_PROB)) for t in trace.tokens if t.start >= body_offset and t.text.strip()}
-
-
 def measure(backend, settings: Settings, row: dict, side: str) -> dict | None:
     fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
     bare = without_docstring(fn.source)
@@ -74,8 +65,7 @@ def measure(backend, settings: Settings, row: dict, side: str) -> dict | None:
     header, source, body_start = bare
     k = settings.generation.top_alternatives
     with_doc = body_logps(backend.score(prompts.code_generation(fn.problem_description), fn.source, top_alternatives=k), fn.body_offset)
-    problem = "\n".join([fn.imports, header.rstrip() + "\n"]) if fn.imports else header.rstrip() + "\n"
-    without = body_logps(backend.score(prompts.code_generation(problem), source, top_alternatives=k), body_start)
+    without = body_logps(backend.score(prompts.code_generation(replace(fn, header=header).problem_description), source, top_alternatives=k), body_start)
     keys = [key for key in with_doc if key in without]
     return {"pair_id": row["pair_id"], "side": side, "tokens": [[s, e, with_doc[(s, e)], without[(s, e)]] for s, e in keys], "unaligned": len(with_doc) - len(keys)}
 
@@ -84,12 +74,11 @@ def signals(v: dict) -> dict[str, float]:
     w = np.array([t[2] for t in v["tokens"]])
     wo = np.array([t[3] for t in v["tokens"]])
     loss = wo - w  # surprisal with the docstring minus without
-    top = lambda x, k=5: float(np.mean(np.sort(x)[-k:]))  # noqa: E731
     return {
         "max surprisal (the lexical axis)": float(-w.min()),
         "max surprisal without the docstring": float(-wo.min()),
         "largest spec loss": float(loss.max()),
-        "Top-5 spec loss": top(loss),
+        "Top-5 spec loss": top_k_mean(loss, 5),
         "sum of positive spec loss": float(np.clip(loss, 0, None).sum()),
         "spec loss at the least likely token": float(loss[int(np.argmin(w))]),
         "max surprisal + largest spec loss": float(-w.min() + loss.max()),
@@ -124,13 +113,8 @@ def main() -> None:
     args = ap.parse_args()
     rows = read_pairs(DATA, args.split, args.stride, args.limit)
     settings = Settings()
-    model = []
-
-    def one(row: dict, side: str) -> dict | None:
-        model[:] = model or [load_model(settings.model)]
-        return measure(model[0], settings, row, side)
-
-    done = measured(rows, args.cache, one, every=10)
+    model = model_loader(settings)
+    done = measured(rows, args.cache, lambda row, side: measure(model(), settings, row, side), every=10)
     pairs = [r["pair_id"] for r in rows if done.get((r["pair_id"], "original")) and done.get((r["pair_id"], "mutant"))]
     sig = {(p, s): signals(done[(p, s)]) for p in pairs for s in SIDES}
     fails = [k[1] == "mutant" for k in sig]
