@@ -22,7 +22,7 @@ from qualm_sandbox import SandboxConfig, SandboxUnavailable
 from .. import prompts
 from ..lang import Language
 from ..model import CancelToken, GenerationOptions, ModelBackend
-from ..settings import Settings
+from ..settings import Settings, default_threads
 from ..signals.agreement import ProbeReport, agreement, run_probes, weighted_functional
 from ..signals.differential import call_arguments, differential, mutated_calls
 from .samples import Job, SampleCache, decode_with_cache
@@ -133,20 +133,26 @@ def check_against_solutions(
 
     mine: ProbeReport | None = None
     varied: list[ProbeReport] = []
+    # Every run is its own sandboxed process: as many at once as there are cores (at least two, as
+    # before). On two cores that is the old pool; on a GPU machine the model is done by now and the
+    # runs were most of a solution check's time (1.5 of 2.8 s, H200, 16 cores).
+    workers = max(2, min(default_threads(), len(texts) * (2 if calls else 1) + 1))
     try:
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            runs = list(pool.map(run, texts))
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            test_runs = [pool.submit(run, text) for text in texts]
             if calls:
                 progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
                 # Inputs varied past the problem's domain can make programs loop: each program gets an
-                # equal share of about twice the per-test limit on the two workers, and each call a
+                # equal share of about twice the per-test limit on two workers, and each call a
                 # quarter of that (a program that answers normally needs milliseconds a call); the
                 # calls a program did not answer in time are left out (ProbeOutcome.ran, no answer).
                 budget = 2 * 2 * config.timeout / (len(traces) + 1)
                 limits = replace(config, timeout=max(0.25, budget / 4))
                 code_run = pool.submit(probe_within, program or "", calls, limits, budget)  # not cached: the code changes
-                varied = list(pool.map(lambda text: run(text, calls, "solution-varied", budget, limits), texts))
+                varied_runs = [pool.submit(run, text, calls, "solution-varied", budget, limits) for text in texts]
+                varied = [v.result() for v in varied_runs]
                 mine = code_run.result()
+            runs = [r.result() for r in test_runs]
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
     if cancel.cancelled:
