@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import time
 
-from qualm.engine.solutions import check_against_solutions, solution_jobs
+from qualm.engine.solutions import check_against_solutions, sandbox_workers, solution_jobs
 from qualm.lang import PYTHON
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.prompts import CODE_GENERATION_PREFILL
@@ -84,3 +84,10 @@ def test_a_varied_input_that_makes_the_solutions_loop_costs_a_short_limit_and_is
     assert took < 5.0, took
     assert result.differential == 0.0
     assert f"on 0 of {len(calls) - 1} varied inputs" in result.differential_note  # add(10, 2) left out
+
+
+def test_solution_checks_run_one_sandboxed_program_per_core_but_never_fewer_than_two():
+    assert sandbox_workers(13, 16) == 13  # a GPU machine: every run of a check at once
+    assert sandbox_workers(13, 2) == 2  # two cores: the pool as it was
+    assert sandbox_workers(13, 1) == 2  # one core still overlaps a run that waits on its limit
+    assert sandbox_workers(1, 16) == 2

@@ -78,6 +78,14 @@ def solution_jobs(problem: str, settings: Settings, language: Language) -> list[
     ]
 
 
+def sandbox_workers(programs: int, cores: int) -> int:
+    """How many sandboxed programs run at once: one per core, at least two (the pool before), at most
+    one per program. On a GPU machine the model is done when they run, and with two at a time they
+    were most of what a solution check cost (README, GPU: an H200's median assessment 5.3 s, 4.2 s
+    with one per core)."""
+    return max(2, min(cores, programs))
+
+
 def check_against_solutions(
     backend: ModelBackend,
     problem: str,
@@ -133,10 +141,7 @@ def check_against_solutions(
 
     mine: ProbeReport | None = None
     varied: list[ProbeReport] = []
-    # Every run is its own sandboxed process: as many at once as there are cores (at least two, as
-    # before). On two cores that is the old pool; on a GPU machine the model is done by now and the
-    # runs were most of a solution check's time (1.5 of 2.8 s, H200, 16 cores).
-    workers = max(2, min(default_threads(), len(texts) * (2 if calls else 1) + 1))
+    workers = sandbox_workers(len(texts) * (2 if calls else 1) + 1, default_threads())
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
             test_runs = [pool.submit(run, text) for text in texts]
