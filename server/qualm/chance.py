@@ -62,11 +62,11 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
     out = dict(signals)
     for scope in ("all", "code"):
         q = signals.get(f"lexical.{scope}.max_probability")
-        out.setdefault(f"lexical.{scope}.max_surprisal", None if q is None else surprisal(1.0 - q))
+        top = out.setdefault(f"lexical.{scope}.max_surprisal", None if q is None else surprisal(1.0 - q))
         # rows measured before the blended score was one of the signals: the same number from the two it blends
         mean = signals.get(f"lexical.{scope}.mean_surprisal")
-        if out.get(f"lexical.{scope}.blended_surprisal") is None and q is not None and mean is not None:
-            out[f"lexical.{scope}.blended_surprisal"] = blended(surprisal(1.0 - q), mean)
+        if out.get(f"lexical.{scope}.blended_surprisal") is None and top is not None and mean is not None:
+            out[f"lexical.{scope}.blended_surprisal"] = blended(top, mean)
     return out
 
 

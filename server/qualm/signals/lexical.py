@@ -93,6 +93,7 @@ def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope
     p = np.array([t.prob for t in tokens], dtype=np.float64)
     q = 1.0 - p
     surprisal = -np.log(np.maximum(p, MIN_PROB))
+    mean_surprisal = float(surprisal.mean())
     return LexicalScores(
         scope=scope,
         n_tokens=len(tokens),
@@ -103,10 +104,10 @@ def scores_of(tokens: list[TokenRecord] | tuple[TokenRecord, ...], k: int, scope
         mean_probability=float(q.mean()),
         max_probability=float(q.max()),
         top_k_surprisal=top_k_mean(surprisal, k),
-        mean_surprisal=float(surprisal.mean()),
+        mean_surprisal=mean_surprisal,
         improbable_tokens=int((p < IMPROBABLE).sum()),
         top_k_unexpected=top_k_mean(surprisal - h, k),
-        blended_surprisal=blended(float(surprisal.max()), float(surprisal.mean())),
+        blended_surprisal=blended(float(surprisal.max()), mean_surprisal),
     )
 
 
