@@ -83,7 +83,7 @@ def main() -> None:
     ap.add_argument("--split", default="tune", choices=["tune", "holdout"])
     ap.add_argument("--cache", type=Path, required=True)
     ap.add_argument("--unparse", action="store_true", help="the code as ast.unparse prints it (the first form)")
-    ap.add_argument("--reference", type=Path, default=None, help="also the model's greedy solution of each problem and its blind plan, kept here")
+    ap.add_argument("--reference", type=Path, default=None, help="also the model's greedy solution of each problem and its code-only plan, kept here")
     args = ap.parse_args()
     settings = Settings()
     rows, plans = with_plans(args.rows, args.split)
@@ -92,17 +92,19 @@ def main() -> None:
     a = settings.algorithmic
     options = GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=settings.generation.seed, top_alternatives=1)
 
-    def blind(row: dict, side: str) -> dict:
-        fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
-        code = code_only(PYTHON, fn.source, args.unparse)
-        trace = model().generate(replace(code_only_plan(code), ends=plan_end if a.stop_after_last_step else None), options)
-        return {"pair_id": row["pair_id"], "side": side, "code": code, "plan": trace.text}
+    def described(row: dict, side: str, source: str) -> dict:
+        code = code_only(PYTHON, source, args.unparse)
+        plan = model().generate(replace(code_only_plan(code), ends=plan_end if a.stop_after_last_step else None), options)
+        return {"pair_id": row["pair_id"], "side": side, "code": code, "plan": plan.text}
 
-    done = measured(rows, args.cache, blind, every=5)
+    def function(row: dict, side: str) -> dict:
+        return described(row, side, PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"]).source)
+
+    done = measured(rows, args.cache, function, every=5)
 
     def reference(row: dict, side: str) -> dict | None:
         # once per problem (kept under the original's key): the model's own greedy solution, and
-        # its blind plan, the same kind of description as the code's
+        # its code-only plan, the same kind of description as the code's
         if side != "original":
             return None
         fn = PYTHON.find_function(prepared(row["original"], row), row["entry_point"], row["pair_id"])
@@ -112,9 +114,7 @@ def main() -> None:
             own = PYTHON.find_function(program, row["entry_point"], "solution")
         except SourceError:  # a solution that does not parse has no plan
             return None
-        code = code_only(PYTHON, own.source, args.unparse)
-        plan = model().generate(replace(code_only_plan(code), ends=plan_end if a.stop_after_last_step else None), options)
-        return {"pair_id": row["pair_id"], "side": side, "code": code, "plan": plan.text}
+        return described(row, side, own.source)
 
     refs = measured(rows, args.reference, reference, every=5) if args.reference else {}
     rouge = StepRouge()
@@ -126,11 +126,16 @@ def main() -> None:
     }
     # the same plan set against the plans' own spread: is it farther than they are from each other?
     spread = {k: algorithmic_uncertainty(plans[k], rouge).uncertainty for k in keys}
-    signals["code-only distance - the plans' dispersion"] = {k: None if None in (d := signals["code-only plan's distance"][k], spread[k]) else d - spread[k] for k in keys}
+    own = signals["code-only plan's distance"]
+
+    def less(other: dict) -> dict:
+        return {k: None if None in (own[k], other[k]) else own[k] - other[k] for k in keys}
+
+    signals["code-only distance - the plans' dispersion"] = less(spread)
     if refs:
         ref = {k: refs.get((k[0], "original")) for k in keys}
         ref_d = {k: None if ref[k] is None else candidate_distance(ref[k]["plan"], plans[k], rouge).distance for k in keys}
-        signals["code-only distance - the solution's"] = {k: None if None in (signals["code-only plan's distance"][k], ref_d[k]) else signals["code-only plan's distance"][k] - ref_d[k] for k in keys}
+        signals["code-only distance - the solution's"] = less(ref_d)
         signals["distance to the solution's code-only plan"] = {k: None if ref[k] is None else candidate_distance(done[k]["plan"], [ref[k]["plan"]], rouge).distance for k in keys}
     print(f"{len(keys)} functions of {len(rows)} {args.split} pairs; the code-only plans had {st.mean(len(done[k]['plan']) for k in keys):.0f} characters on average")
     for name, values in signals.items():
