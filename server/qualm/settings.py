@@ -121,6 +121,12 @@ class FunctionalSettings:
     # Calls with the tests' literal inputs varied by type, answered by the code and the solutions
     # (qualm.signals.differential); 0 turns it off.
     fuzz_inputs: int = 32
+    # Token swaps (qualm.signals.swaps): at the body's swap_positions least likely code tokens, the
+    # model's swap_alternatives likelier tokens at or above swap_floor, each run on the tests.
+    # 0 positions turns it off. Chosen on the tune pairs (README, "Token swaps").
+    swap_positions: int = 2
+    swap_alternatives: int = 1
+    swap_floor: float = 0.05
 
 
 @dataclass(frozen=True)
@@ -247,6 +253,9 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "functional.solution_top_p": (0, 1),
     "functional.solution_max_tokens": (16, None),
     "functional.fuzz_inputs": (0, None),
+    "functional.swap_positions": (0, None),
+    "functional.swap_alternatives": (1, None),
+    "functional.swap_floor": (0.0, 1.0),
     "ensemble.weights.lexical": (0, None),
     "ensemble.weights.algorithmic": (0, None),
     "ensemble.weights.functional": (0, None),

@@ -180,6 +180,12 @@ def assessment_report(a, where: str) -> list:
         out.append(own)
     elif a.dropped_tests:
         out.append(Text(f"self-tests: none usable; {len(a.dropped_tests)} dropped (e.g. {a.dropped_tests[0][1]})", style="dim"))
+    if a.swaps is not None and a.swaps.outcomes:
+        swaps = Text("token swaps", style="bold")
+        swaps.append(f" (the model's likelier token at the code's least likely places): {a.swaps.note}\n")
+        for o in sorted(a.swaps.outcomes, key=lambda o: -o.gain)[:4]:
+            swaps.append(f"  line {o.line_in(a.candidate, a.line)}: {o.describe()}\n")
+        out.append(swaps)
     return out
 
 

@@ -65,6 +65,19 @@ def test_the_model_solutions_side_with_the_right_body(correct_and_wrong):
     assert wrong.extra["signals"]["differential"] == wrong.solutions.differential
 
 
+def test_the_models_likelier_token_repairs_the_wrong_body(correct_and_wrong):
+    right, wrong = correct_and_wrong
+    # `-` in `a - b` is one the model would not have written; `+` in its place passes the tests
+    assert wrong.swaps is not None and wrong.swaps.best is not None
+    best = wrong.swaps.best
+    assert (best.swap.token.strip(), best.swap.alternative.strip()) == ("-", "+")
+    assert best.gain > 0 and best.statuses == tuple("passed" for _ in wrong.tests)
+    assert wrong.extra["signals"]["swap_gain"] == wrong.swaps.uncertainty == best.gain
+    assert best.line_in(wrong.candidate, wrong.line) == 7
+    # no swap of the right body passes more of the tests than it does
+    assert right.swaps is not None and right.swaps.uncertainty is not None and right.swaps.uncertainty <= 0
+
+
 def test_no_solutions_when_they_are_off(backend, small):
     a = assess_function(backend, find_function(WRONG, "add"), small.with_overrides(functional={"n_solutions": 0}), None)
     assert a.solutions is None and a.functional.available

@@ -139,3 +139,26 @@ def test_the_hover_shows_how_the_model_solutions_weigh_each_test_and_where_they_
 
     assert lens_title(replace(assessment(0.62), solutions=varied), False).endswith(" · tests 1/2 failed · unlike the model's solutions on 2 inputs")
     assert "unlike" not in lens_title(replace(assessment(0.62), solutions=replace(solved, disagreements=[])), False)
+
+
+def test_the_hover_and_lens_name_a_swap_that_passes_more_tests():
+    from dataclasses import replace
+
+    from qualm.lsp.presentation import assessment_hover, lens_title
+    from qualm.signals.swaps import TokenSwap, swap_gain
+
+    source = "def f(x):\n    return x - 1\n"
+    at = source.index(" -")
+    up = TokenSwap(0, at, at + 2, " -", 0.03, " +", 0.9, source.replace(" -", " +"))
+    down = TokenSwap(1, at + 2, at + 4, " 1", 0.2, " 2", 0.5, source.replace(" 1", " 2"))
+    swaps = swap_gain(["passed", "failed"], [(up, ["passed", "passed"]), (down, ["failed", "failed"])], None)
+    a = replace(assessment(0.3), candidate=source, line=10, swaps=swaps)
+    text = assessment_hover(a)
+    assert "**Token swaps** (the model's likelier token at the code's least likely places, run on the self-tests): '+' for '-' passes 50% more of the tests (all tests counted alike)" in text
+    # the best first, each with its line in the document
+    assert text.index("- line 11: '+' for '-' (p 0.90, the code's 0.03): passes 100% of the tests (+50%)") < text.index("- line 11: '2' for '1'")
+    assert lens_title(a, False).endswith(" · '+' on line 11 passes more tests")
+    # a swap that only breaks tests is in the hover, not the lens
+    worse = replace(a, swaps=swap_gain(["passed", "passed"], [(down, ["failed", "failed"])], None))
+    assert "Token swaps" in assessment_hover(worse) and "passes more tests" not in lens_title(worse, False)
+    assert "Token swaps" not in assessment_hover(assessment(0.3))

@@ -24,12 +24,14 @@ from ..settings import Settings
 from ..signals.algorithmic import StepRouge, algorithmic_uncertainty, candidate_distance
 from ..signals.functional import calling_only, functional_uncertainty, parse_tests
 from ..signals.lexical import LexicalReport, lexical_report
+from ..signals.swaps import SwapResult
 from ..trace import Trace
 from .calibration import calibration_settings
 from .document import Document
 from .samples import SampleCache, decode_with_cache
 from .scoring import score_function
 from .solutions import SolutionsResult, check_against_solutions
+from .swaps import check_swaps
 
 Progress = Callable[[str, str], None]  # (axis or stage, message)
 
@@ -103,6 +105,8 @@ class Assessment:
     # The model's own solutions run on the tests (qualm.engine.solutions): the functional axis with
     # each test weighted by the solutions that pass it, and how often the code answers as they do.
     solutions: SolutionsResult | None = None
+    # The model's likelier token at the code's least likely places, run on the tests (qualm.signals.swaps).
+    swaps: SwapResult | None = None
 
     def axes(self) -> list[AxisResult]:
         return [self.lexical, self.algorithmic, self.functional]
@@ -151,8 +155,10 @@ def assess_function(
     progress("lexical", "scoring the function's tokens")
     t0 = time.perf_counter()
     signal = settings.lexical.assess_signal
+    scored_trace: Trace | None = None
     try:
-        lexical_scores = score_function(backend, fn, settings, cancel=cancel).lexical
+        scored = score_function(backend, fn, settings, cancel=cancel)
+        lexical_scores, scored_trace = scored.lexical, scored.trace
         lex_raw = getattr(lexical_scores.all, signal)
         lex_note = f"{LEXICAL_SIGNAL_WORDS[signal].format(k=settings.lexical.top_k)} over {lexical_scores.all.n_tokens} body tokens" if lex_raw is not None else "the function has no body tokens"
     except TeacherForcingUnavailable as exc:
@@ -235,6 +241,7 @@ def assess_function(
     tests: list[TestResult] = []
     sandbox_note = ""
     solved: SolutionsResult | None = None
+    swapped: SwapResult | None = None
     if weights["functional"] <= 0:
         func_raw, func_note = None, OFF_NOTE
     elif not want_func:
@@ -254,6 +261,14 @@ def assess_function(
             _check(cancel)
             if solved.weighted is not None:
                 func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"
+        if result.report is not None and scored_trace is not None and language.parses is not None:
+            progress("functional", "running the tests on the model's likelier tokens at the code's least likely places")
+            outcomes = result.report.outcomes
+            swapped = check_swaps(
+                fn, scored_trace, [o.code for o in outcomes], [o.status for o in outcomes],
+                solved.test_weights if solved is not None else None, settings, config, language.parses, cancel,
+            )
+            _check(cancel)
     func_seconds = sampling_seconds * (1 - plan_share) + (time.perf_counter() - t0) if want_func else 0.0
 
     raws = {"lexical": lexical.raw, "algorithmic": algo.uncertainty, "functional": func_raw}
@@ -267,6 +282,7 @@ def assess_function(
         lexical_scores, algo.uncertainty, own.distance if own is not None else None, func_raw,
         solved.weighted if solved is not None else None, solved.agreement if solved is not None else None,
         solved.differential if solved is not None else None,
+        swapped.uncertainty if swapped is not None else None,
     )
     chance, chance_note = _chance(calibration, signals, backend.info.name)
     if calibration is None:
@@ -306,6 +322,7 @@ def assess_function(
         seed=seed,
         extra={"signals": signals, "sampling_seconds": sampling_seconds, "sampled_tokens": sum(len(t.tokens) for t in traces), "reused_samples": sum(reused)},
         solutions=solved,
+        swaps=swapped,
     )
 
 
@@ -315,11 +332,15 @@ def _chance(calibration: Calibration | None, signals: dict[str, float | None], m
     if calibration.pass_model is None:
         return None, f"the calibration file {calibration.path or calibration.dataset} has no pass model"
     pm = calibration.pass_model
-    p = pm.probability(signals)
-    if p is None:
+    used = pm.used_for(signals)
+    if used is None:
         return None, f"none of the signals it needs ({', '.join(pm.features)}) could be computed"
-    missing = pm.missing(signals)
-    note = pm.describe()
+    p = used.probability(signals)
+    missing = used.missing(signals)
+    note = used.describe()
+    if used is not pm:
+        # no test ran: the chance rests on the lexical signal alone, and says so
+        note = f"{note}; {', '.join(pm.features)} could not be computed (no test ran), so this fit of the lexical signal alone"
     if missing:
         note += f"; without {', '.join(missing)} (taken at its average)"
     return p, note

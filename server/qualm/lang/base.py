@@ -77,6 +77,7 @@ class Language:
     scope_spans: ScopeSpans  # comment and docstring spans of a text (works on broken code)
     completion_context: Callable[[str, int], CompletionContext]  # (document text, cursor offset)
     runs_tests: bool  # the functional axis can run this language's self-tests in the sandbox
+    parses: Callable[[str], bool] | None = None  # a syntax check of a source text (None: none here)
 
     def function_at(self, text: str, line: int, filename: str = "<source>") -> FunctionSource:
         """The innermost function whose lines (1-based, definition to its last line) hold ``line``."""

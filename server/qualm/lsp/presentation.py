@@ -141,6 +141,10 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
             lines.append(f"\n**Varied inputs** (the tests' inputs changed by type): {sol.differential_note}\n")
             for call, mine, theirs in sol.differences[:5]:
                 lines.append(f"- `{call}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
+    if a.swaps is not None and a.swaps.outcomes:
+        lines.append(f"\n**Token swaps** (the model's likelier token at the code's least likely places, run on the self-tests): {a.swaps.note}\n")
+        for o in sorted(a.swaps.outcomes, key=lambda o: -o.gain)[:4]:
+            lines.append(f"- line {o.line_in(a.candidate, a.line)}: {o.describe()}")
     return "\n".join(lines)
 
 
@@ -167,4 +171,8 @@ def lens_title(a: Assessment | None, stale: bool, headline: str = "chance") -> s
     # them all, so the lens names them where a user sees them first.
     if a.solutions is not None and (n := len(a.solutions.disagreements) + len(a.solutions.differences)):
         parts.append(f"unlike the model's solutions on {n} input{'s' if n != 1 else ''}")
+    # A swap that passes more tests points at the line to read first.
+    if a.swaps is not None and a.swaps.best is not None and a.swaps.best.gain > 0:
+        best = a.swaps.best
+        parts.append(f"'{best.swap.alternative.strip()}' on line {best.line_in(a.candidate, a.line)} passes more tests")
     return " · ".join(parts)

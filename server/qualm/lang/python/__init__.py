@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..base import Language
 from .completion import DISPLAY_NAME, FENCE, completion_context
 from .scopes import scope_spans
-from .source import functions_in
+from .source import functions_in, parses
 
 PYTHON = Language(
     name="python",
@@ -17,6 +17,7 @@ PYTHON = Language(
     scope_spans=scope_spans,
     completion_context=completion_context,
     runs_tests=True,  # the sandbox runs the model's assert tests with this interpreter
+    parses=parses,
 )
 
 __all__ = ["PYTHON"]

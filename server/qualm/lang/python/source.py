@@ -16,6 +16,15 @@ def parse_module(text: str, filename: str = "<source>") -> ast.Module:
         raise SourceError(f"{where}: the file does not parse: {exc.msg}") from exc
 
 
+def parses(text: str) -> bool:
+    """Whether ``text`` is a module Python can compile (a token swap that breaks the syntax is not tried)."""
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):  # ValueError: a null byte
+        return False
+    return True
+
+
 def module_imports(tree: ast.Module, lines: list[str]) -> str:
     out = []
     for node in tree.body:

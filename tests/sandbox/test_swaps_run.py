@@ -1,0 +1,76 @@
+"""qualm.engine.swaps.check_swaps: the token swaps of a wrong function run on its tests in the real
+sandbox. The trace is built by hand (its numbers stand in for the model's: the model's own swaps are
+checked in tests/model/test_assess.py); the test runs are real subprocesses."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import pytest
+
+from qualm.engine.swaps import check_swaps
+from qualm.lang import PYTHON
+from qualm.settings import Settings
+from qualm.trace import Alternative, TokenRecord, Trace
+from qualm_sandbox import SandboxConfig, SandboxUnavailable, choose_isolation, run_tests
+
+try:
+    choose_isolation("auto")
+except SandboxUnavailable as exc:  # root without bubblewrap: qualm refuses to run such code at all
+    pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
+
+CONFIG = SandboxConfig(timeout=1.0, memory_mb=512)
+TESTS = ["assert add(2, 3) == 5", "assert add(0, 0) == 0", "assert add(-1, 1) == 0"]
+
+
+def _trace(source: str, unlikely: dict[str, list[tuple[str, float]]]) -> Trace:
+    """``source`` in word-sized tokens, each likely (0.9) but those named in ``unlikely`` (0.01, with
+    the given alternatives)."""
+    tokens = []
+    for i, m in enumerate(re.finditer(r"\s*\S+|\s+", source)):
+        text = m.group()
+        alts = unlikely.get(text.strip())
+        tokens.append(TokenRecord(i, i, text, m.start(), m.end(), 0.5, 0.01 if alts else 0.9, tuple(Alternative(50 + j, t, p) for j, (t, p) in enumerate(alts or []))))
+    return PYTHON.annotate_scopes(Trace(text=source, tokens=tuple(tokens), model="hand-made", mode="scored"))
+
+
+def _run(body: str, unlikely: dict[str, list[tuple[str, float]]], settings: Settings | None = None):
+    fn = PYTHON.find_function(f"def add(a, b):\n    return {body}\n", "add")
+    statuses = [o.status for o in run_tests(fn.program, TESTS, CONFIG).outcomes]
+    return statuses, check_swaps(fn, _trace(fn.source, unlikely), TESTS, statuses, None, settings or Settings(), CONFIG, PYTHON.parses)
+
+
+def test_the_likelier_token_makes_the_wrong_function_pass():
+    statuses, result = _run("a - b", {"-": [(" +", 0.9)]})
+    assert statuses == ["failed", "passed", "failed"]
+    assert result.best is not None and result.best.swap.alternative == " +"
+    assert result.best.statuses == ("passed", "passed", "passed")
+    assert result.uncertainty == pytest.approx(2 / 3)  # 3 of 3 where the code passes 1 of 3
+    assert "'+' for '-' passes 67% more" in result.note
+
+
+def test_a_swap_of_the_right_function_breaks_it():
+    statuses, result = _run("a + b", {"+": [(" -", 0.9)]})
+    assert statuses == ["passed"] * 3
+    assert result.uncertainty == pytest.approx(-2 / 3)
+
+
+def test_a_swap_that_loops_costs_its_budget_and_fails():
+    # `None` swapped to a call that does not return for a minute: the swap's tests stop at twice the limit
+    fn_body = "a + b if b is not None else 0"
+    statuses, _ = _run(fn_body, {})
+    assert statuses == ["passed"] * 3
+    t0 = time.monotonic()
+    _, result = _run(fn_body, {"None": [(" __import__('time').sleep(60) or None", 0.5)]})
+    assert time.monotonic() - t0 < 2 * CONFIG.timeout + 8  # the budget, and the runner's start-up
+    assert result.outcomes and all(s != "passed" for s in result.outcomes[0].statuses)
+    assert result.uncertainty == pytest.approx(-1.0)
+
+
+def test_off_and_without_tests():
+    _, off = _run("a - b", {"-": [(" +", 0.9)]}, Settings().with_overrides(functional={"swap_positions": 0}))
+    assert off.uncertainty is None and off.note.startswith("off")
+    fn = PYTHON.find_function("def add(a, b):\n    return a - b\n", "add")
+    none = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), [], [], None, Settings(), CONFIG, PYTHON.parses)
+    assert none.uncertainty is None
