@@ -72,6 +72,18 @@ CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
     ("functional_weighted", "differential", "lexical.all.max_surprisal"),
     ("functional", "differential", "lexical.all.max_surprisal"),
     ("differential", "lexical.all.max_surprisal"),
+    # Token swaps (qualm.signals.swaps): the model's likelier token at the code's least likely places.
+    ("functional_weighted", "swap_gain"),
+    ("swap_gain", "lexical.all.max_surprisal"),
+    ("functional_weighted", "swap_gain", "lexical.all.max_surprisal"),
+    ("functional", "swap_gain", "lexical.all.max_surprisal"),
+)
+# Where none of the chosen signals could be computed (no test ran: JavaScript, a method), the chance
+# comes from the lexical signal alone (PassModel.fallback), chosen among these the same way.
+FALLBACK_FEATURES: tuple[tuple[str, ...], ...] = (
+    ("lexical.all.max_surprisal",),
+    ("lexical.all.blended_surprisal",),
+    ("lexical.all.max_surprisal", "lexical.all.mean_surprisal"),
 )
 SIDES = ("original", "mutant")
 
@@ -271,6 +283,12 @@ def holdout_quality(model: PassModel, holdout: Sequence[Example]) -> HoldoutQual
     return HoldoutQuality(describe_split(holdout, "holdout"), chances, auc, rel)
 
 
+def with_quality(model: PassModel, quality: HoldoutQuality | None) -> PassModel:
+    if quality is None or quality.reliability is None:
+        return model
+    return replace(model, evaluated_on=quality.description, quality={"brier": quality.reliability.brier, "ece": quality.reliability.ece, "auroc": quality.auroc if quality.auroc is not None else float("nan")})
+
+
 def pairs_calibration(
     model_name: str,
     model_digest: str,
@@ -278,14 +296,20 @@ def pairs_calibration(
     tune: Sequence[Example],
     holdout: Sequence[Example],
     features: Sequence[str] | None = None,
+    fallback_features: Sequence[str] | None = None,
 ) -> tuple[Calibration, HoldoutQuality | None]:
     """The calibration file: the tune split's raw scores as the percentile reference, and the pass
-    model (chosen and fitted on the tune split, its quality measured on the holdout split)."""
+    model (chosen and fitted on the tune split, its quality measured on the holdout split). A model
+    with no lexical signal gets a fallback of the lexical signal alone, for functions whose tests
+    cannot run; its quality is measured on every holdout function, as if none of their tests had run."""
     chosen = tuple(features) if features else choose_features(tune)[0]
     model = fit_pass_model(tune, chosen, describe_split(tune, "tune"), settings=calibration_settings(settings))
+    if not any(f.startswith("lexical.") for f in chosen):
+        fb_chosen = tuple(fallback_features) if fallback_features else choose_features(tune, FALLBACK_FEATURES)[0]
+        fallback = fit_pass_model(tune, fb_chosen, describe_split(tune, "tune"), settings=calibration_settings(settings))
+        model = replace(model, fallback=with_quality(fallback, holdout_quality(fallback, holdout) if holdout else None))
     quality = holdout_quality(model, holdout) if holdout else None
-    if quality is not None and quality.reliability is not None:
-        model = replace(model, evaluated_on=quality.description, quality={"brier": quality.reliability.brier, "ece": quality.reliability.ece, "auroc": quality.auroc if quality.auroc is not None else float("nan")})
+    model = with_quality(model, quality)
     signal = settings.lexical.assess_signal
     rows = [{"lexical": e.signals.get(f"lexical.all.{signal}"), "algorithmic": e.signals.get("algorithmic"), "functional": e.signals.get("functional")} for e in tune]
     cal = new_calibration(model_name, model_digest, f"right and wrong functions, {describe_split(tune, 'tune')}", rows, calibration_settings(settings))

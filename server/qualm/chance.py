@@ -78,10 +78,12 @@ def signals_of(
     functional_weighted: float | None = None,
     agreement: float | None = None,
     differential: float | None = None,
+    swap_gain: float | None = None,
 ) -> dict[str, float | None]:
     """Every signal of an assessment by name, each oriented so that larger = more doubt:
     ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes, then the three
-    signals of the model's own solutions (``qualm.engine.solutions``)."""
+    signals of the model's own solutions (``qualm.engine.solutions``) and the token swaps'
+    (``qualm.signals.swaps``)."""
     out: dict[str, float | None] = {}
     for scope in ("all", "code"):
         report = getattr(lexical, scope)
@@ -94,6 +96,7 @@ def signals_of(
     out["functional_weighted"] = functional_weighted
     out["agreement"] = agreement
     out["differential"] = differential
+    out["swap_gain"] = swap_gain
     return with_derived(out)
 
 
@@ -110,11 +113,22 @@ class PassModel:
     evaluated_on: str = ""
     quality: dict[str, float] = field(default_factory=dict)  # brier, ece, auroc
     settings: dict = field(default_factory=dict)  # the assessment settings its signals were made with
+    # Where none of ``features`` could be computed (no test ran: JavaScript, a method, the sandbox
+    # unavailable), a model of the lexical signal alone, fitted on the same functions; None: no chance.
+    fallback: PassModel | None = None
+
+    def used_for(self, signals: Mapping[str, float | None]) -> PassModel | None:
+        """The model that gives the chance for these signals: this one, its fallback, or None."""
+        if any(signals.get(f) is not None for f in self.features):
+            return self
+        return self.fallback.used_for(signals) if self.fallback is not None else None
 
     def probability(self, signals: Mapping[str, float | None]) -> float | None:
-        """P(pass), or None when no feature is there at all (nothing to base it on)."""
-        if all(signals.get(f) is None for f in self.features):
-            return None
+        """P(pass), or None when no feature of this model or its fallback is there (nothing to base it on)."""
+        model = self.used_for(signals)
+        return None if model is None else model._probability(signals)
+
+    def _probability(self, signals: Mapping[str, float | None]) -> float:
         z = self.intercept
         for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
             x = signals.get(name)
@@ -135,11 +149,15 @@ class PassModel:
         return text
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        data = asdict(self)
+        if self.fallback is None:
+            data.pop("fallback")
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping) -> PassModel:
         n = len(data["features"])
+        fallback = data.get("fallback")
         model = cls(
             features=[str(f) for f in data["features"]],
             mean=[float(x) for x in data["mean"]],
@@ -151,6 +169,7 @@ class PassModel:
             evaluated_on=str(data.get("evaluated_on", "")),
             quality={str(k): float(v) for k, v in dict(data.get("quality", {})).items()},
             settings=dict(data.get("settings", {})),
+            fallback=cls.from_dict(fallback) if fallback else None,
         )
         if not (len(model.mean) == len(model.scale) == len(model.coef) == n) or any(s <= 0 for s in model.scale):
             raise ValueError("pass_model: features, mean, scale and coef must have one positive-scale entry per feature")

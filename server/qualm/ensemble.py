@@ -75,6 +75,8 @@ class Calibration:
         data.pop("path")
         if self.pass_model is None:
             data.pop("pass_model")
+        else:
+            data["pass_model"] = self.pass_model.to_dict()
         path.write_text(json.dumps(data, indent=1) + "\n")
 
     @classmethod

@@ -122,3 +122,62 @@ def test_the_chance_keeps_a_signal_out_unless_it_helps_beyond_one_standard_error
     assert one_standard_error_choice([one, two, three]) is two
     # a gain beyond one standard error keeps it
     assert one_standard_error_choice([one, cv(two.features, 0.60, 0.05), three]) is three
+
+
+FALLBACK = PassModel(features=["lexical.all.blended_surprisal"], mean=[10.0], scale=[4.0], coef=[-1.0], intercept=0.2, fitted_on="10 functions", n_fitted=10)
+WITH_FALLBACK = PassModel(
+    features=["functional_weighted", "swap_gain"], mean=[0.3, -0.2], scale=[0.3, 0.4], coef=[-1.0, -2.0], intercept=0.1,
+    fitted_on="10 functions", n_fitted=10, fallback=FALLBACK,
+)
+
+
+def test_where_no_test_ran_the_fallback_of_the_lexical_signal_alone_gives_the_chance():
+    # a test signal there: the model itself, the lexical signal unused; z = 0.1 - 1 * (0.6 - 0.3) / 0.3 = -0.9
+    tests_ran = {"functional_weighted": 0.6, "swap_gain": None, "lexical.all.blended_surprisal": 30.0}
+    assert WITH_FALLBACK.used_for(tests_ran) is WITH_FALLBACK
+    assert WITH_FALLBACK.probability(tests_ran) == pytest.approx(sigmoid(-0.9))
+    # none: the fallback; z = 0.2 - (18 - 10) / 4 = -1.8
+    no_tests = {"functional_weighted": None, "swap_gain": None, "lexical.all.blended_surprisal": 18.0}
+    assert WITH_FALLBACK.used_for(no_tests) is FALLBACK
+    assert WITH_FALLBACK.probability(no_tests) == pytest.approx(sigmoid(-1.8))
+    # nothing at all: no chance
+    assert WITH_FALLBACK.used_for({}) is None and WITH_FALLBACK.probability({}) is None
+    assert PassModel.from_dict(WITH_FALLBACK.to_dict()) == WITH_FALLBACK
+    assert "fallback" not in MODEL.to_dict()  # files without one stay as they were
+
+
+def test_a_calibration_file_carries_the_fallback(tmp_path):
+    cal = new_calibration("m", "abc", "test", [{"lexical": 1.0, "algorithmic": 0.5, "functional": 0.1}], {})
+    path = tmp_path / "c.json"
+    Calibration(**{**cal.__dict__, "pass_model": WITH_FALLBACK}).save(path)
+    assert Calibration.load(path).pass_model == WITH_FALLBACK
+
+
+def test_a_model_without_a_lexical_signal_gets_a_fallback_fitted_on_the_same_functions():
+    from qualm.calibrate_pairs import pairs_calibration
+    from qualm.settings import Settings
+
+    # the tests' signal decides here; the lexical signal only roughly
+    tune = [
+        Example(f"HumanEval/{i}", {"functional_weighted": w, "lexical.all.blended_surprisal": s}, passed)
+        for i, (w, s, passed) in enumerate([(0.0, 8.0, True), (0.1, 12.0, True), (0.0, 15.0, True), (0.9, 14.0, False), (0.8, 20.0, False), (1.0, 9.0, False)] * 3)
+    ]
+    cal, quality = pairs_calibration("m", "abc", Settings(), tune, tune[:6], ["functional_weighted"])
+    pm = cal.pass_model
+    assert pm.features == ["functional_weighted"] and pm.fallback is not None
+    assert pm.fallback.features[0].startswith("lexical.all.") and pm.fallback.fallback is None
+    assert pm.fallback.quality and pm.quality  # each measured on the holdout functions given
+    with_lexical, _ = pairs_calibration("m", "abc", Settings(), tune, [], ["functional_weighted", "lexical.all.blended_surprisal"])
+    assert with_lexical.pass_model.fallback is None  # it already has the lexical signal
+
+
+def test_the_note_says_when_the_chance_rests_on_the_lexical_signal_alone():
+    from qualm.engine.assessment import _chance
+
+    cal = Calibration(**{**new_calibration("m", "abc", "test", [], {}).__dict__, "pass_model": WITH_FALLBACK})
+    p, note = _chance(cal, {"lexical.all.blended_surprisal": 18.0}, "m")
+    assert p == pytest.approx(sigmoid(-1.8))
+    assert note.startswith("a logistic fit of pass/fail on lexical.all.blended_surprisal") and "functional_weighted, swap_gain could not be computed (no test ran)" in note
+    p, note = _chance(cal, {"functional_weighted": 0.3, "lexical.all.blended_surprisal": 18.0}, "m")
+    assert p == pytest.approx(sigmoid(0.1)) and note.endswith("without swap_gain (taken at its average)")
+    assert _chance(cal, {}, "m")[0] is None
