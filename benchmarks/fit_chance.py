@@ -26,7 +26,7 @@ import json
 import re
 from pathlib import Path
 
-from qualm.calibrate_pairs import CANDIDATE_FEATURES, auroc_fails, choose_features, describe_split, examples_of, pairs_calibration, read_pairs, read_results
+from qualm.calibrate_pairs import CANDIDATE_FEATURES, FALLBACK_FEATURES, auroc_fails, choose_features, describe_split, examples_of, pairs_calibration, read_pairs, read_results
 from qualm.chance import LEXICAL_SIGNALS, PassModel, signals_of
 from qualm.chance_fit import Example, reliability
 from qualm.ensemble import SHIPPED_DIR, Calibration
@@ -43,7 +43,7 @@ OUT = HERE / "out"
 
 
 # The signals beside the lexical ones, reported for both splits.
-OTHER_SIGNALS = ("algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement", "differential")
+OTHER_SIGNALS = ("algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement", "differential", "swap_gain")
 
 
 def plot_reliability(path: Path, rel, title: str) -> None:
@@ -102,16 +102,15 @@ def with_lexical(results: dict, lexical_path: Path | None, replace: bool = False
     return results
 
 
-def with_extra(results: dict, extra_path: Path | None) -> dict:
-    """Signals measured later for the same functions (``solution_signals.py``) added to the full
-    runs' values; a function the later run lacks keeps its values without them (taken at their
-    mean by the fit, as an assessment without them would be)."""
-    if extra_path is None:
-        return results
-    extra = read_results(extra_path)
-    for key, v in results.items():
-        if key in extra:
-            v["values"].update({k: x for k, x in extra[key]["values"].items() if not k.startswith("lexical.")})
+def with_extra(results: dict, extra_paths: list[Path] | None) -> dict:
+    """Signals measured later for the same functions (``solution_signals.py``, ``swap_signals.py``)
+    added to the full runs' values; a function a later run lacks keeps its values without them
+    (taken at their mean by the fit, as an assessment without them would be)."""
+    for extra_path in extra_paths or []:
+        extra = read_results(extra_path)
+        for key, v in results.items():
+            if key in extra:
+                v["values"].update({k: x for k, x in extra[key]["values"].items() if not k.startswith("lexical.")})
     return results
 
 
@@ -193,8 +192,8 @@ def main() -> None:
     ap.add_argument("--tune-lexical", type=Path, default=None, help="a lexical-only results file of the same pairs: lexical signals the full run lacks are taken from it")
     ap.add_argument("--holdout-lexical", type=Path, default=None)
     ap.add_argument("--lexical-replaces", action="store_true", help="the lexical-only files scored another way (model.score_batch): their lexical signals replace the full runs'")
-    ap.add_argument("--tune-extra", type=Path, default=None, help="signals measured later for the same functions (solution_signals.py), merged in")
-    ap.add_argument("--holdout-extra", type=Path, default=None)
+    ap.add_argument("--tune-extra", type=Path, action="append", help="signals measured later for the same functions (solution_signals.py, swap_signals.py), merged in; may be given more than once")
+    ap.add_argument("--holdout-extra", type=Path, action="append")
     ap.add_argument("--model-key", default=DEFAULT_MODEL.key, help="the shipped calibration file to rewrite (default: the default model's)")
     ap.add_argument("--write", action="store_true", help="write the model's calibration file")
     ap.add_argument("--plot", type=Path, default=None, help="the reliability diagram (PNG) of the holdout split")
@@ -220,11 +219,21 @@ def main() -> None:
     for cv in scored:
         print(f"  {', '.join(cv.features):80} {cv.logloss:8.4f} {cv.logloss_se:6.4f} {cv.auroc or float('nan'):6.3f} {cv.brier:6.3f} {cv.ece:6.3f}")
     print(f"  chosen (fewest signals within one standard error of the lowest log-loss, then the lowest): {', '.join(features)}")
+    fallback_features = None
+    if not any(f.startswith("lexical.") for f in features):
+        print("\nno lexical signal among them: the fallback for functions whose tests cannot run, the same way:")
+        fallback_features, fb_scored = choose_features(tune, FALLBACK_FEATURES)
+        for cv in fb_scored:
+            print(f"  {', '.join(cv.features):80} {cv.logloss:8.4f} {cv.logloss_se:6.4f} {cv.auroc or float('nan'):6.3f} {cv.brier:6.3f} {cv.ece:6.3f}")
+        print(f"  chosen: {', '.join(fallback_features)}")
 
     old = Calibration.load(SHIPPED_DIR / f"{args.model_key}.json")
-    cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, features)
+    cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, features, fallback_features)
     model = cal.pass_model
     print("\nfitted on the whole tune split:", json.dumps({"features": model.features, "coef": [round(c, 3) for c in model.coef], "intercept": round(model.intercept, 3)}))
+    if model.fallback is not None:
+        fb = model.fallback
+        print("  its fallback:", json.dumps({"features": fb.features, "coef": [round(c, 3) for c in fb.coef], "intercept": round(fb.intercept, 3)}))
 
     if quality is not None:
         print(f"\nholdout: {quality.description}")
@@ -240,6 +249,11 @@ def main() -> None:
             doubt = [None if p is None or (e.signals.get("functional_weighted") is not None) != measured else 1 - p for e, p in zip(holdout, quality.chances)]
             sub, n = auroc_fails(holdout, doubt)
             print(f"  {label:40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
+        if model.fallback is not None:
+            fb = model.fallback
+            used = sum(model.used_for(e.signals) is fb for e in holdout)
+            print(f"  {'  of it, from the fallback (no test ran)':40} {used:>21d}")
+            print(f"  the fallback alone on every holdout function (as if no test had run): AUROC {fb.quality.get('auroc', float('nan')):.3f}, Brier {fb.quality.get('brier', float('nan')):.4f}, ECE {fb.quality.get('ece', float('nan')):.4f}")
         print(f"  Brier {rel.brier:.4f} · ECE {rel.ece:.4f} (10 bins) · mean chance {sum(present) / len(present):.3f} against 0.500 passing")
         for lo, hi, count, conf, acc in rel.bins:
             print(f"    [{lo:.1f}, {hi:.1f}) {count:4d} functions: predicted {conf:.2f}, passed {acc:.2f}")
