@@ -71,11 +71,14 @@ def test_the_models_likelier_token_repairs_the_wrong_body(correct_and_wrong):
     assert wrong.swaps is not None and wrong.swaps.best is not None
     best = wrong.swaps.best
     assert (best.swap.token.strip(), best.swap.alternative.strip()) == ("-", "+")
-    assert best.gain > 0 and best.statuses == tuple("passed" for _ in wrong.tests)
+    # the swapped code is the right body, so it gets the right body's verdicts
+    assert best.swap.source == right.candidate and best.statuses == tuple(t.status for t in right.tests)
+    assert best.gain > 0
     assert wrong.extra["signals"]["swap_gain"] == wrong.swaps.uncertainty == best.gain
     assert best.line_in(wrong.candidate, wrong.line) == 7
-    # no swap of the right body passes more of the tests than it does
-    assert right.swaps is not None and right.swaps.uncertainty is not None and right.swaps.uncertainty <= 0
+    # every token of `a + b` is the model's likeliest: nothing to swap, so no value (not 0)
+    assert right.swaps is not None and right.swaps.outcomes == [] and right.swaps.uncertainty is None
+    assert "nothing to try" in right.swaps.note and right.extra["signals"]["swap_gain"] is None
 
 
 def test_no_solutions_when_they_are_off(backend, small):

@@ -177,7 +177,7 @@ def test_the_note_says_when_the_chance_rests_on_the_lexical_signal_alone():
     cal = Calibration(**{**new_calibration("m", "abc", "test", [], {}).__dict__, "pass_model": WITH_FALLBACK})
     p, note = _chance(cal, {"lexical.all.blended_surprisal": 18.0}, "m")
     assert p == pytest.approx(sigmoid(-1.8))
-    assert note.startswith("a logistic fit of pass/fail on lexical.all.blended_surprisal") and "functional_weighted, swap_gain could not be computed (no test ran)" in note
+    assert note.startswith("a logistic fit of pass/fail on lexical.all.blended_surprisal") and "functional_weighted, swap_gain could not be computed (no test ran, or none gave them a value)" in note
     p, note = _chance(cal, {"functional_weighted": 0.3, "lexical.all.blended_surprisal": 18.0}, "m")
     assert p == pytest.approx(sigmoid(0.1)) and note.endswith("without swap_gain (taken at its average)")
     assert _chance(cal, {}, "m")[0] is None

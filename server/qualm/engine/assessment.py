@@ -340,7 +340,7 @@ def _chance(calibration: Calibration | None, signals: dict[str, float | None], m
     note = used.describe()
     if used is not pm:
         # no test ran: the chance rests on the lexical signal alone, and says so
-        note = f"{note}; {', '.join(pm.features)} could not be computed (no test ran), so this fit of the lexical signal alone"
+        note = f"{note}; {', '.join(pm.features)} could not be computed (no test ran, or none gave them a value), so this fit of the lexical signal alone"
     if missing:
         note += f"; without {', '.join(missing)} (taken at its average)"
     return p, note
