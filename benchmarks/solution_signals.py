@@ -14,10 +14,9 @@ pair share the solutions and their runs (``SampleCache``).
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
-from qualm.calibrate_pairs import SIDES, measure_solutions, read_pairs, read_results
+from qualm.calibrate_pairs import measure_again, measure_solutions, read_pairs, read_results
 from qualm.engine import SampleCache
 from qualm.model import load_model
 from qualm.settings import Settings
@@ -36,23 +35,16 @@ def main() -> None:
     settings = Settings() if args.model is None else Settings().with_overrides(model={"path": args.model})
     if args.body_only is not None:
         settings = settings.with_overrides(functional={"solution_body_only": args.body_only == "on"})
-    measured = read_results(args.measured)
-    done = read_results(args.out)
     backend = load_model(settings.model)
     samples = SampleCache()
-    rows = [r for r in read_pairs(DATA, args.split) if all((r["pair_id"], s) in measured for s in SIDES)]
-    with open(args.out, "a") as out:
-        for row in rows:
-            for side in SIDES:
-                key = (row["pair_id"], side)
-                if key in done:
-                    continue
-                v = measure_solutions(backend, settings, row, side, measured[key], samples)
-                out.write(json.dumps(v) + "\n")
-                out.flush()
-                d = v["detail"]
-                print(f"{row['pair_id']:28s} {side:8s} weighted {v['values']['functional_weighted']} agreement {v['values']['agreement']} "
-                      f"verdicts as measured: {d.get('verdicts_as_measured')} ({v['seconds']:.1f} s)", flush=True)
+
+    def measure_one(row: dict, side: str, full: dict) -> dict:
+        return measure_solutions(backend, settings, row, side, full, samples)
+
+    for row, side, v in measure_again(read_pairs(DATA, args.split), read_results(args.measured), args.out, measure_one):
+        d = v["detail"]
+        print(f"{row['pair_id']:28s} {side:8s} weighted {v['values']['functional_weighted']} agreement {v['values']['agreement']} "
+              f"verdicts as measured: {d.get('verdicts_as_measured')} ({v['seconds']:.1f} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from sklearn.metrics import roc_auc_score
 
-from qualm.calibrate_pairs import SIDES, prepared, read_pairs, read_results
+from qualm.calibrate_pairs import SIDES, measure_again, prepared, read_pairs, read_results
 from qualm.engine import SampleCache
 from qualm.engine.scoring import score_function
 from qualm.engine.solutions import check_against_solutions
@@ -124,21 +124,15 @@ def main() -> None:
                 print(report(rows, p, a))
         return
     wide = settings.with_overrides(functional={"swap_positions": args.positions or f.swap_positions, "swap_alternatives": args.alternatives or f.swap_alternatives})
-    measured = read_results(args.measured)
-    done = read_results(args.out) if args.out.exists() else {}
     backend = load_model(settings.model)
     samples = SampleCache()
-    rows = [r for r in read_pairs(DATA, args.split) if all((r["pair_id"], s) in measured for s in SIDES)]
-    with open(args.out, "a") as out:
-        for row in rows:
-            for side in SIDES:
-                if (row["pair_id"], side) in done:
-                    continue
-                r = measure(backend, wide, row, side, measured[(row["pair_id"], side)], samples)
-                r["values"] = {"swap_gain": gain(r, f.swap_positions, f.swap_alternatives)}
-                out.write(json.dumps(r) + "\n")
-                out.flush()
-                print(f"{row['pair_id']:28s} {side:8s} {len(r.get('variants', []))} swaps, swap_gain {r['values']['swap_gain']} ({r['seconds']:.1f} s)", flush=True)
+
+    def measure_one(row: dict, side: str, full: dict) -> dict:
+        r = measure(backend, wide, row, side, full, samples)
+        return r | {"values": {"swap_gain": gain(r, f.swap_positions, f.swap_alternatives)}}
+
+    for row, side, r in measure_again(read_pairs(DATA, args.split), read_results(args.measured), args.out, measure_one):
+        print(f"{row['pair_id']:28s} {side:8s} {len(r.get('variants', []))} swaps, swap_gain {r['values']['swap_gain']} ({r['seconds']:.1f} s)", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -177,6 +177,31 @@ def measure_pairs(
                 if on_function is not None:
                     on_function(i, row, results[(row["pair_id"], side)])
     return results
+
+
+def measure_again(
+    rows: Sequence[dict],
+    measured: Mapping[tuple[str, str], dict],
+    out: Path,
+    measure_one: Callable[[dict, str, dict], dict],
+) -> Iterator[tuple[dict, str, dict]]:
+    """Signals added later to the functions a full run measured: each side of each pair in ``rows``
+    that ``measured`` holds for both sides and ``out`` does not yet, measured by
+    ``measure_one(row, side, its full-run result)`` and appended to ``out`` as it finishes (so a
+    run resumes); yields (row, side, result) for each new one."""
+    done = read_results(out)
+    with open(out, "a") as log:
+        for row in rows:
+            if not all((row["pair_id"], s) in measured for s in SIDES):
+                continue
+            for side in SIDES:
+                key = (row["pair_id"], side)
+                if key in done:
+                    continue
+                result = measure_one(row, side, measured[key])
+                log.write(json.dumps(result) + "\n")
+                log.flush()
+                yield row, side, result
 
 
 def read_results(path: Path) -> dict[tuple[str, str], dict]:
