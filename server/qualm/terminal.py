@@ -183,7 +183,7 @@ def assessment_report(a, where: str) -> list:
     if a.swaps is not None and a.swaps.outcomes:
         swaps = Text("token swaps", style="bold")
         swaps.append(f" (the model's likelier token at the code's least likely places): {a.swaps.note}\n")
-        for o in sorted(a.swaps.outcomes, key=lambda o: -o.gain)[:4]:
+        for o in a.swaps.ranked()[:4]:
             swaps.append(f"  line {o.line_in(a.candidate, a.line)}: {o.describe()}\n")
         out.append(swaps)
     return out

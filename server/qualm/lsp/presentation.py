@@ -143,7 +143,7 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
                 lines.append(f"- `{call}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
     if a.swaps is not None and a.swaps.outcomes:
         lines.append(f"\n**Token swaps** (the model's likelier token at the code's least likely places, run on the self-tests): {a.swaps.note}\n")
-        for o in sorted(a.swaps.outcomes, key=lambda o: -o.gain)[:4]:
+        for o in a.swaps.ranked()[:4]:
             lines.append(f"- line {o.line_in(a.candidate, a.line)}: {o.describe()}")
     return "\n".join(lines)
 

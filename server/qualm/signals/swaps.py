@@ -70,6 +70,10 @@ class SwapResult:
     weighted: bool = False  # the tests were weighted by the model's solutions (else all count the same)
     seconds: float = 0.0
 
+    def ranked(self) -> list[SwapOutcome]:
+        """The swaps tried, the largest gain first (equal gains in the order tried)."""
+        return sorted(self.outcomes, key=lambda o: -o.gain)
+
 
 def token_swaps(
     trace: Trace,
@@ -103,11 +107,16 @@ def token_swaps(
     return out
 
 
+def usable_weights(n_tests: int, weights: Sequence[float] | None) -> list[float] | None:
+    """``weights`` where they weigh ``n_tests`` tests and some test has weight; None: count them alike."""
+    return list(weights) if weights is not None and len(weights) == n_tests and sum(weights) > 0 else None
+
+
 def pass_share(statuses: Sequence[str], weights: Sequence[float] | None) -> float | None:
     """The weighted share of tests passed; equal weights where ``weights`` is None or sums to 0."""
     if not statuses:
         return None
-    w = list(weights) if weights is not None and len(weights) == len(statuses) and sum(weights) > 0 else [1.0] * len(statuses)
+    w = usable_weights(len(statuses), weights) or [1.0] * len(statuses)
     return sum(x for x, s in zip(w, statuses) if s == "passed") / sum(w)
 
 
@@ -117,10 +126,11 @@ def swap_gain(code: Sequence[str], swaps: Sequence[tuple[TokenSwap, Sequence[str
     base = pass_share(code, weights)
     if base is None:
         return SwapResult(None, "no tests to run the swaps on", [], None)
-    weighted = weights is not None and len(weights) == len(code) and sum(weights) > 0
+    w = usable_weights(len(code), weights)
+    weighted = w is not None
     outcomes = []
     for swap, statuses in swaps:
-        passed = pass_share(statuses, weights)
+        passed = pass_share(statuses, w)
         if passed is not None:
             outcomes.append(SwapOutcome(swap, tuple(statuses), passed, passed - base))
     best = max(outcomes, key=lambda o: o.gain, default=None)  # the first of equal gains: the least likely place
