@@ -26,7 +26,7 @@ import json
 import re
 from pathlib import Path
 
-from qualm.calibrate_pairs import CANDIDATE_FEATURES, FALLBACK_FEATURES, auroc_fails, choose_features, describe_split, examples_of, pairs_calibration, read_pairs, read_results
+from qualm.calibrate_pairs import CANDIDATE_FEATURES, auroc_fails, choose_chain, choose_features, describe_split, examples_of, pairs_calibration, read_generated, read_pairs, read_results
 from qualm.chance import LEXICAL_SIGNALS, PassModel, signals_of
 from qualm.chance_fit import Example, reliability
 from qualm.ensemble import SHIPPED_DIR, Calibration
@@ -194,6 +194,7 @@ def main() -> None:
     ap.add_argument("--lexical-replaces", action="store_true", help="the lexical-only files scored another way (model.score_batch): their lexical signals replace the full runs'")
     ap.add_argument("--tune-extra", type=Path, action="append", help="signals measured later for the same functions (solution_signals.py, swap_signals.py), merged in; may be given more than once")
     ap.add_argument("--holdout-extra", type=Path, action="append")
+    ap.add_argument("--tune-generated", type=Path, default=None, help="the model's greedy code of tune problems with every signal (benchmarks/generated_chance.py): fitted on with the tune pairs")
     ap.add_argument("--model-key", default=DEFAULT_MODEL.key, help="the shipped calibration file to rewrite (default: the default model's)")
     ap.add_argument("--write", action="store_true", help="write the model's calibration file")
     ap.add_argument("--plot", type=Path, default=None, help="the reliability diagram (PNG) of the holdout split")
@@ -213,27 +214,34 @@ def main() -> None:
         auc, n = auroc_fails(tune, [e.signals.get(name) for e in tune])
         print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
 
-    print("\ncandidate models, 5-fold cross-validation by problem on the tune split:")
+    generated_tune = read_generated(args.tune_generated) if args.tune_generated else []
+    if generated_tune:
+        print(f"\nthe model's greedy code of tune problems ({args.tune_generated}): {len(generated_tune)} functions, {sum(e.passed for e in generated_tune)} pass the official tests")
+        for name in ("lexical.all.blended_surprisal", *OTHER_SIGNALS):
+            auc, n = auroc_fails(generated_tune, [e.signals.get(name) for e in generated_tune])
+            print(f"  {name:36} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
+
+    print("\nsingle fits (every function, a missing signal at its mean), 5-fold cross-validation by problem on the tune pairs, for the record:")
     print(f"  {'signals':80} {'logloss':>8} {'± SE':>6} {'AUROC':>6} {'Brier':>6} {'ECE':>6}")
-    features, scored = choose_features(tune, CANDIDATE_FEATURES)
-    for cv in scored:
+    for cv in choose_features(tune, CANDIDATE_FEATURES)[1]:
         print(f"  {', '.join(cv.features):80} {cv.logloss:8.4f} {cv.logloss_se:6.4f} {cv.auroc or float('nan'):6.3f} {cv.brier:6.3f} {cv.ece:6.3f}")
-    print(f"  chosen (fewest signals within one standard error of the lowest log-loss, then the lowest): {', '.join(features)}")
-    fallback_features = None
-    if not any(f.startswith("lexical.") for f in features):
-        print("\nno lexical signal among them: the fallback for functions whose tests cannot run, the same way:")
-        fallback_features, fb_scored = choose_features(tune, FALLBACK_FEATURES)
-        for cv in fb_scored:
-            print(f"  {', '.join(cv.features):80} {cv.logloss:8.4f} {cv.logloss_se:6.4f} {cv.auroc or float('nan'):6.3f} {cv.brier:6.3f} {cv.ece:6.3f}")
-        print(f"  chosen: {', '.join(fallback_features)}")
+
+    print("\nchains of fits (the first whose signals all have a value gives the chance), 5-fold cross-validation by problem")
+    print(f"over the tune pairs{' and the greedy code together, log-loss and AUROC on each kind' if generated_tune else ''}:")
+    print(f"  {'chain':62} {'pairs':>6} {'AUROC':>6} {'code':>6} {'AUROC':>6} {'mean':>6} {'± SE':>6}")
+    levels, chains = choose_chain([*tune, *generated_tune])
+    for cv in chains:
+        own = cv.generated
+        print(f"  {cv.describe():62} {cv.pairs.logloss:6.3f} {cv.pairs.auroc or float('nan'):6.3f} {own.logloss if own else float('nan'):6.3f} {(own.auroc if own else None) or float('nan'):6.3f} {cv.logloss:6.3f} {cv.logloss_se:6.3f}")
+    chosen = next(cv for cv in chains if cv.levels == levels)
+    print(f"  chosen (fewest signals within one standard error of the lowest mean log-loss, then the lowest): {chosen.describe()}")
 
     old = Calibration.load(SHIPPED_DIR / f"{args.model_key}.json")
-    cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, features, fallback_features)
+    cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, levels, generated_tune)
     model = cal.pass_model
-    print("\nfitted on the whole tune split:", json.dumps({"features": model.features, "coef": [round(c, 3) for c in model.coef], "intercept": round(model.intercept, 3)}))
-    if model.fallback is not None:
-        fb = model.fallback
-        print("  its fallback:", json.dumps({"features": fb.features, "coef": [round(c, 3) for c in fb.coef], "intercept": round(fb.intercept, 3)}))
+    print("\nfitted on the whole tune split:")
+    for link in model.chain():
+        print("  ", json.dumps({"features": link.features, "coef": [round(c, 3) for c in link.coef], "intercept": round(link.intercept, 3), "functions": link.n_fitted}))
 
     if quality is not None:
         print(f"\nholdout: {quality.description}")
@@ -244,16 +252,12 @@ def main() -> None:
         auc, rel = quality.auroc, quality.reliability
         present = [p for p in quality.chances if p is not None]
         print(f"  {'headline: 1 - chance of passing':40} {auc:11.3f} {len(present):9d}")
-        # where the solutions' signal is measured and where it is missing (the fit takes its mean)
-        for label, measured in (("  of it, where functional_weighted is", True), ("  of it, where functional_weighted is not", False)):
-            doubt = [None if p is None or (e.signals.get("functional_weighted") is not None) != measured else 1 - p for e, p in zip(holdout, quality.chances)]
-            sub, n = auroc_fails(holdout, doubt)
-            print(f"  {label:40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
-        if model.fallback is not None:
-            fb = model.fallback
-            used = sum(model.used_for(e.signals) is fb for e in holdout)
-            print(f"  {'  of it, from the fallback (no test ran)':40} {used:>21d}")
-            print(f"  the fallback alone on every holdout function (as if no test had run): AUROC {fb.quality.get('auroc', float('nan')):.3f}, Brier {fb.quality.get('brier', float('nan')):.4f}, ECE {fb.quality.get('ece', float('nan')):.4f}")
+        # which fit of the chain gave each function's chance
+        for link in model.chain():
+            served = [model.used_for(e.signals) is link for e in holdout]
+            sub, n = auroc_fails(holdout, [1 - p if used and p is not None else None for used, p in zip(served, quality.chances)])
+            alone = f"; alone on {link.evaluated_on}: AUROC {link.quality.get('auroc', float('nan')):.3f}" if link is not model and link.quality else ""
+            print(f"  {'  of it, from ' + ', '.join(f.removeprefix('lexical.all.') for f in link.features):40} {sub if sub is not None else float('nan'):11.3f} {sum(served):9d}{alone}")
         print(f"  Brier {rel.brier:.4f} · ECE {rel.ece:.4f} (10 bins) · mean chance {sum(present) / len(present):.3f} against 0.500 passing")
         for lo, hi, count, conf, acc in rel.bins:
             print(f"    [{lo:.1f}, {hi:.1f}) {count:4d} functions: predicted {conf:.2f}, passed {acc:.2f}")

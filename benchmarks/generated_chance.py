@@ -6,26 +6,25 @@
 
 The pairs are a person's code and one-edit mutants of it; the editor also assesses code the model
 has just written, where no swap exists (every token of greedy code is the model's likeliest) and
-the lexical signal is low everywhere. This measures the candidate pass models there, on problems of
-the tune split only (every ``--stride``-th problem of the pairs file's tune split; no holdout problem
-and never MBPP 11-510): the greedy solution (the paper's code prompt), its official label, and an
-assessment with the shipped settings but the plans off (no plan signal enters the chance). Each row
-keeps every signal, so ``--report`` fits each candidate on the pairs' tune split (as
-``fit_chance.py`` does) and scores it here: AUROC, Brier, ECE and log-loss.
+the lexical signal is low everywhere. This measures that kind of code, on problems of the tune split
+only (every ``--stride``-th problem of the pairs file's tune split; no holdout problem and never
+MBPP 11-510): the greedy solution (the paper's code prompt), its official label, and an assessment
+with the shipped settings but the plans off (no plan signal enters the chance). Each row keeps every
+signal; ``fit_chance.py --tune-generated`` chooses and fits the chance of passing on these rows and
+the tune pairs together, and ``--report`` prints each signal's AUROC here. ``--model`` measures
+another model (the 1.5B's rows are in ``results/qwen2.5-coder-1.5b/calibration/``).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from qualm.calibrate import ReferenceProblem, with_task
-from qualm.calibrate_pairs import CANDIDATE_FEATURES, FALLBACK_FEATURES, auroc_fails, cross_validate, examples_of, read_pairs, read_results
-from qualm.chance_fit import Example, check_fit_split, fit_pass_model, reliability
+from qualm.calibrate_pairs import auroc_fails, read_generated, read_pairs
+from qualm.chance_fit import check_fit_split
 from qualm.engine import assess_function, generate_solution
 from qualm.evaluation import datasets
 from qualm.evaluation.labels import official_label
@@ -62,41 +61,14 @@ def measure(backend, settings: Settings, problem) -> dict:
 
 
 def report(out: Path) -> None:
-    from fit_chance import with_extra, with_lexical  # the same tune rows as the shipped fit
-
     rows = [json.loads(line) for line in out.read_text().splitlines() if line.strip()]
-    generated = [Example(r["task_id"], r["values"], r["passed"]) for r in rows if r.get("values")]
-    tune_rows = with_extra(
-        with_lexical(read_results(R / "assess-quality-tune-all.jsonl"), R / "assess-quality-tune-lexical-score-batch-64.jsonl", True),
-        [R / "assess-quality-tune-solutions.jsonl", R / "swap-signals-tune.jsonl"],
-    )
-    tune = examples_of(read_pairs(DATA, "tune"), tune_rows)
+    generated = read_generated(out)
     print(f"{out}: {len(generated)} greedy solutions of tune problems, {sum(e.passed for e in generated)} pass the official tests")
     print(f"  swaps tried on {sum(bool(r.get('swaps_tried')) for r in rows)} of them")
     for name in ("lexical.all.max_surprisal", "lexical.all.blended_surprisal", "functional", "functional_weighted", "swap_gain"):
         auc, n = auroc_fails(generated, [e.signals.get(name) for e in generated])
         print(f"  {name:32} AUROC {auc if auc is not None else float('nan'):.3f} ({n})")
-    print("\ncandidate pass models fitted on the tune pairs, scored here (plan signals left out: the plans were off)")
-    print(f"  {'signals':80} {'AUROC':>6} {'Brier':>6} {'ECE':>6} {'logloss':>8} {'pairs CV':>8} {'mean':>8}")
-    present = {name for e in tune for name, v in e.signals.items() if v is not None}
-    fallback = fit_pass_model(tune, ("lexical.all.blended_surprisal",), "tune")
-    means = []
-    for features in CANDIDATE_FEATURES + FALLBACK_FEATURES:
-        if not set(features) <= present or {"algorithmic", "candidate_distance"} & set(features):
-            continue
-        model = fit_pass_model(tune, features, "tune")
-        if not any(f.startswith("lexical.") for f in features):
-            model = replace(model, fallback=fallback)
-        chances = [model.probability(e.signals) for e in generated]
-        pairs = [(p, e.passed) for p, e in zip(chances, generated) if p is not None]
-        auc, _ = auroc_fails(generated, [None if p is None else 1 - p for p in chances])
-        rel = reliability([p for p, _ in pairs], [y for _, y in pairs])
-        loss = sum(-math.log(max(1e-6, p if y else 1 - p)) for p, y in pairs) / len(pairs)
-        cv = cross_validate(tune, features).logloss
-        means.append(((loss + cv) / 2, features))
-        print(f"  {', '.join(features):80} {auc if auc is not None else float('nan'):6.3f} {rel.brier:6.3f} {rel.ece:6.3f} {loss:8.4f} {cv:8.4f} {(loss + cv) / 2:8.4f}")
-    best = min(means)
-    print(f"  the lowest mean of the two log-losses (code in the file, code the model wrote): {', '.join(best[1])}")
+    print("the chance of passing is chosen and fitted on these with the tune pairs: benchmarks/fit_chance.py --tune-generated")
 
 
 def main() -> None:
@@ -104,11 +76,14 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--stride", type=int, default=5)
     ap.add_argument("--report", action="store_true", help="only the report from --out (no model)")
+    ap.add_argument("--model", default=None, help="model path or name (default: the settings' model)")
     args = ap.parse_args()
     if args.report:
         report(args.out)
         return
     settings = Settings().with_overrides(ensemble={"weights": {"lexical": 0.2, "algorithmic": 0.0, "functional": 0.4}})
+    if args.model is not None:
+        settings = settings.with_overrides(model={"path": args.model})
     done = {json.loads(line)["task_id"] for line in args.out.read_text().splitlines() if line.strip()} if args.out.exists() else set()
     backend = load_model(settings.model)
     with open(args.out, "a") as out:

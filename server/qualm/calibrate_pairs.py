@@ -78,13 +78,25 @@ CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
     ("functional_weighted", "swap_gain", "lexical.all.max_surprisal"),
     ("functional", "swap_gain", "lexical.all.max_surprisal"),
 )
-# Where none of the chosen signals could be computed (no test ran: JavaScript, a method), the chance
-# comes from the lexical signal alone (PassModel.fallback), chosen among these the same way.
-FALLBACK_FEATURES: tuple[tuple[str, ...], ...] = (
-    ("lexical.all.max_surprisal",),
-    ("lexical.all.blended_surprisal",),
-    ("lexical.all.max_surprisal", "lexical.all.mean_surprisal"),
+# The chance of passing is a chain of fits, one per pattern of available signals (PassModel.fallback):
+# the first fit whose signals all have a value gives the chance. The model's own greedy code has no
+# swap to try (every token is its likeliest), a function whose tests no solution passes has no
+# weighted count, one whose tests cannot run has only the lexical signal. Candidates, chosen by
+# cross-validation on the right/wrong pairs and the model's greedy code of tune problems together.
+_F, _FW, _S = "functional", "functional_weighted", "swap_gain"
+_BS, _MS = "lexical.all.blended_surprisal", "lexical.all.max_surprisal"
+CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
+    ((_FW, _S), (_FW,), (_F, _S), (_F,), (_BS,)),
+    ((_FW, _S), (_FW, _F), (_F, _S), (_F,), (_BS,)),
+    ((_FW, _S, _F), (_FW, _F), (_F, _S), (_F,), (_BS,)),
+    ((_FW, _S, _BS), (_FW, _BS), (_F, _S, _BS), (_F, _BS), (_BS,)),
+    ((_FW, _S), (_FW, _F, _BS), (_F, _S), (_F, _BS), (_BS,)),
+    ((_FW, _S, _MS), (_FW, _F, _MS), (_F, _S, _MS), (_F, _MS), (_BS,)),
+    ((_FW, _S), (_F,), (_BS,)),
+    ((_FW, _S), (_F, _BS), (_BS,)),
+    ((_FW, _S, _MS), (_F, _BS), (_BS,)),
 )
+MIN_FIT_FUNCTIONS = 8  # fewer functions with a pattern than this: the next fit of the chain takes them
 SIDES = ("original", "mutant")
 
 
@@ -226,6 +238,18 @@ def examples_of(rows: Sequence[dict], results: Mapping[tuple[str, str], dict]) -
     return out
 
 
+def read_generated(path: Path) -> list[Example]:
+    """The model's greedy code of tune problems with every signal of its assessment and its official
+    label (``benchmarks/generated_chance.py``); a function it could not assess is left out."""
+    out = []
+    for line in path.read_text().splitlines():
+        row = json.loads(line) if line.strip() else None
+        if row and row.get("values"):
+            out.append(Example(row["task_id"], with_derived(row["values"]), bool(row["passed"]), generated=True))
+    check_fit_split([e.task_id for e in out])
+    return out
+
+
 def describe_split(examples: Sequence[Example], name: str) -> str:
     he = len({e.task_id for e in examples if e.task_id.startswith("HumanEval")})
     mb = len({e.task_id for e in examples if e.task_id.startswith("MBPP")})
@@ -253,8 +277,9 @@ class CrossValidation:
     logloss_se: float = 0.0  # standard error of the mean log-loss over the examples
 
 
-def cross_validate(examples: Sequence[Example], features: Sequence[str], k: int = 5) -> CrossValidation:
-    """k folds by problem (problems dealt in sorted order): no problem is on both sides of a fold."""
+def cross_validated_chances(examples: Sequence[Example], fit: Callable[[Sequence[Example]], PassModel], k: int = 5) -> list[float]:
+    """Each function's chance from a model fitted without its problem: k folds by problem (problems
+    dealt in sorted order), so no problem is on both sides of a fold; 0.5 where none can be given."""
     problems = sorted({e.task_id for e in examples})
     fold_of = {p: i % k for i, p in enumerate(problems)}
     chances = [0.5] * len(examples)
@@ -262,11 +287,24 @@ def cross_validate(examples: Sequence[Example], features: Sequence[str], k: int 
         train = [e for e in examples if fold_of[e.task_id] != f]
         if len({e.passed for e in train}) < 2:
             continue
-        model = fit_pass_model(train, features, "cross-validation")
+        try:
+            model = fit(train)
+        except ValueError:
+            continue  # too few functions of this fold's training part for any fit: they keep 0.5
         for j, e in enumerate(examples):
             if fold_of[e.task_id] == f:
                 p = model.probability(e.signals)
                 chances[j] = 0.5 if p is None else p
+    return chances
+
+
+def cross_validate(examples: Sequence[Example], features: Sequence[str], k: int = 5) -> CrossValidation:
+    """One logistic fit on ``features``, cross-validated by problem."""
+    chances = cross_validated_chances(examples, lambda train: fit_pass_model(train, features, "cross-validation"), k)
+    return validation(examples, chances, tuple(features))
+
+
+def validation(examples: Sequence[Example], chances: Sequence[float], features: tuple[str, ...]) -> CrossValidation:
     losses = [-math.log(max(1e-6, p if e.passed else 1 - p)) for e, p in zip(examples, chances)]
     logloss = sum(losses) / len(losses)
     se = math.sqrt(sum((x - logloss) ** 2 for x in losses) / max(1, len(losses) - 1) / len(losses))
@@ -292,6 +330,75 @@ def one_standard_error_choice(scored: Sequence[CrossValidation]) -> CrossValidat
     return min(near, key=lambda cv: (len(cv.features), cv.logloss))
 
 
+def describe_functions(examples: Sequence[Example], name: str) -> str:
+    """What a fit of the chain saw, in words: how many functions of each kind."""
+    pairs = [e for e in examples if not e.generated]
+    own = len(examples) - len(pairs)
+    text = f"{len(examples)} functions of the {name} split: {len(pairs)} of right/wrong pairs"
+    return text + (f" and {own} greedy solutions of the model" if own else "")
+
+
+def fit_chain(examples: Sequence[Example], levels: Sequence[Sequence[str]], name: str = "tune", settings: Mapping | None = None) -> PassModel:
+    """The chain of pattern submodels: each fit on the functions with a value for every one of its
+    signals, the first in ``levels`` first. A pattern with too few functions (or one outcome only)
+    is left out, and the next fit takes its functions."""
+    model: PassModel | None = None
+    for features in reversed(levels):
+        rows = [e for e in examples if all(e.signals.get(f) is not None for f in features)]
+        if len(rows) < MIN_FIT_FUNCTIONS or len({e.passed for e in rows}) < 2:
+            continue
+        model = replace(fit_pass_model(rows, features, describe_functions(rows, name), settings=settings), fallback=model)
+    if model is None:
+        raise ValueError(f"no fit of the chain {levels} has {MIN_FIT_FUNCTIONS} functions with both outcomes")
+    return model
+
+
+@dataclass(frozen=True)
+class ChainValidation:
+    levels: tuple[tuple[str, ...], ...]
+    pairs: CrossValidation  # on the right/wrong pairs' functions
+    generated: CrossValidation | None  # on the model's greedy code (None: none given)
+
+    @property
+    def logloss(self) -> float:
+        """The mean of the two kinds' log-losses: code a person edited and code the model wrote weigh the same."""
+        return self.pairs.logloss if self.generated is None else (self.pairs.logloss + self.generated.logloss) / 2
+
+    @property
+    def logloss_se(self) -> float:
+        if self.generated is None:
+            return self.pairs.logloss_se
+        return math.sqrt(self.pairs.logloss_se**2 + self.generated.logloss_se**2) / 2
+
+    @property
+    def signals(self) -> int:
+        return len({f for level in self.levels for f in level})
+
+    def describe(self) -> str:
+        return " > ".join(", ".join(f.removeprefix("lexical.all.") for f in level) for level in self.levels)
+
+
+def cross_validate_chain(examples: Sequence[Example], levels: Sequence[Sequence[str]], k: int = 5) -> ChainValidation:
+    """The chain cross-validated by problem over both kinds of function together (a problem's pair
+    and its greedy code share a fold), measured on each kind apart."""
+    chances = cross_validated_chances(examples, lambda train: fit_chain(train, levels, "cross-validation"), k)
+    key = tuple(tuple(level) for level in levels)
+    kind = {own: ([e for e in examples if e.generated == own], [p for e, p in zip(examples, chances) if e.generated == own]) for own in (False, True)}
+    own_examples, own_chances = kind[True]
+    return ChainValidation(key, validation(*kind[False], key[0]), validation(own_examples, own_chances, key[0]) if own_examples else None)
+
+
+def choose_chain(examples: Sequence[Example], candidates: Sequence[Sequence[Sequence[str]]] = CHAIN_CANDIDATES) -> tuple[tuple[tuple[str, ...], ...], list[ChainValidation]]:
+    """The one-standard-error rule on the mean of the two kinds' log-losses: among the chains within
+    one standard error of the lowest, the one with the fewest distinct signals, then the lowest.
+    A chain none of whose fits has its signals in any function is left out."""
+    present = {name for e in examples for name, v in e.signals.items() if v is not None}
+    scored = [cross_validate_chain(examples, c) for c in candidates if any(set(level) <= present for level in c)]
+    lowest = min(scored, key=lambda cv: cv.logloss)
+    near = [cv for cv in scored if cv.logloss <= lowest.logloss + lowest.logloss_se]
+    return min(near, key=lambda cv: (cv.signals, cv.logloss)).levels, scored
+
+
 @dataclass(frozen=True)
 class HoldoutQuality:
     description: str
@@ -314,29 +421,43 @@ def with_quality(model: PassModel, quality: HoldoutQuality | None) -> PassModel:
     return replace(model, evaluated_on=quality.description, quality={"brier": quality.reliability.brier, "ece": quality.reliability.ece, "auroc": quality.auroc if quality.auroc is not None else float("nan")})
 
 
+def with_chain_quality(model: PassModel, holdout: Sequence[Example]) -> tuple[PassModel, HoldoutQuality | None]:
+    """The chain with its quality on the holdout functions: the whole chain's on every one (the
+    first fit carries it), and each later fit's alone on the holdout functions with all its signals."""
+    if not holdout:
+        return model, None
+    links = model.chain()
+    rebuilt: PassModel | None = None
+    for link in reversed(links[1:]):
+        alone = replace(link, fallback=None)
+        served = [e for e in holdout if not alone.missing(e.signals)]
+        quality = holdout_quality(alone, served) if len({e.passed for e in served}) == 2 else None
+        if quality is not None:
+            quality = replace(quality, description=f"the {len(served)} holdout functions with its signals")
+        rebuilt = replace(with_quality(alone, quality), fallback=rebuilt)
+    head = replace(model, fallback=rebuilt)
+    quality = holdout_quality(head, holdout)
+    return with_quality(head, quality), quality
+
+
 def pairs_calibration(
     model_name: str,
     model_digest: str,
     settings: Settings,
     tune: Sequence[Example],
     holdout: Sequence[Example],
-    features: Sequence[str] | None = None,
-    fallback_features: Sequence[str] | None = None,
+    levels: Sequence[Sequence[str]] | None = None,
+    generated: Sequence[Example] = (),
 ) -> tuple[Calibration, HoldoutQuality | None]:
     """The calibration file: the tune split's raw scores as the percentile reference, and the pass
-    model (chosen and fitted on the tune split, its quality measured on the holdout split). A model
-    with no lexical signal gets a fallback of the lexical signal alone, for functions whose tests
-    cannot run; its quality is measured on every holdout function, as if none of their tests had run."""
-    chosen = tuple(features) if features else choose_features(tune)[0]
-    model = fit_pass_model(tune, chosen, describe_split(tune, "tune"), settings=calibration_settings(settings))
-    if not any(f.startswith("lexical.") for f in chosen):
-        fb_chosen = tuple(fallback_features) if fallback_features else choose_features(tune, FALLBACK_FEATURES)[0]
-        fallback = fit_pass_model(tune, fb_chosen, describe_split(tune, "tune"), settings=calibration_settings(settings))
-        model = replace(model, fallback=with_quality(fallback, holdout_quality(fallback, holdout) if holdout else None))
-    quality = holdout_quality(model, holdout) if holdout else None
-    model = with_quality(model, quality)
+    model, a chain of pattern submodels chosen (``choose_chain``) and fitted (``fit_chain``) on the
+    tune split's pairs and, where given, the model's greedy code of tune problems (``generated``);
+    its quality is measured on the holdout split."""
+    fit_on = [*tune, *generated]
+    chosen = tuple(levels) if levels else choose_chain(fit_on)[0]
+    model = fit_chain(fit_on, chosen, "tune", calibration_settings(settings))
+    model, quality = with_chain_quality(model, holdout)
     signal = settings.lexical.assess_signal
     rows = [{"lexical": e.signals.get(f"lexical.all.{signal}"), "algorithmic": e.signals.get("algorithmic"), "functional": e.signals.get("functional")} for e in tune]
     cal = new_calibration(model_name, model_digest, f"right and wrong functions, {describe_split(tune, 'tune')}", rows, calibration_settings(settings))
     return replace(cal, pass_model=model), quality
-

@@ -6,8 +6,12 @@ assessment's signals, fitted offline on a calibration split only (right and wron
 HumanEval and MBPP task_ids 511-974: ``qualm calibrate --pairs``, ``benchmarks/fit_chance.py``) and shipped in the
 model's calibration file as plain numbers, so the server needs no fitting library:
 
-    z_i = (x_i - mean_i) / scale_i        (a missing x_i is replaced by its training mean: z_i = 0)
+    z_i = (x_i - mean_i) / scale_i
     P(pass) = 1 / (1 + exp(-(intercept + sum_i coef_i * z_i)))
+
+The model is a chain of such fits, one per pattern of available signals (pattern submodels): the
+first fit whose signals all have a value gives the chance, so a function without a swap to try or
+without a test that ran is scored by a fit made for functions like it.
 
 ``signals_of`` names every signal an assessment has, in one place: the fit reads the same names
 from the benchmark's rows that the engine computes for a user's function.
@@ -113,22 +117,33 @@ class PassModel:
     evaluated_on: str = ""
     quality: dict[str, float] = field(default_factory=dict)  # brier, ece, auroc
     settings: dict = field(default_factory=dict)  # the assessment settings its signals were made with
-    # Where none of ``features`` could be computed (no test ran: JavaScript, a method, the sandbox
-    # unavailable), a model of the lexical signal alone, fitted on the same functions; None: no chance.
+    # The next fit of the chain (pattern submodels): fitted on the functions that have all of its
+    # signals, for a function that lacks one of this fit's (no swap to try in the model's own code,
+    # no solution passing a test, no test run at all: JavaScript, a method). None: the chain ends.
     fallback: PassModel | None = None
 
+    def chain(self) -> list[PassModel]:
+        """This fit and every fallback after it, in order."""
+        return [self, *(self.fallback.chain() if self.fallback is not None else [])]
+
     def used_for(self, signals: Mapping[str, float | None]) -> PassModel | None:
-        """The model that gives the chance for these signals: this one, its fallback, or None."""
-        if any(signals.get(f) is not None for f in self.features):
-            return self
-        return self.fallback.used_for(signals) if self.fallback is not None else None
+        """The fit that gives the chance for these signals: the first of the chain with a value for
+        every one of its signals. A signal a function lacks is not made up: a fit that never saw
+        the function's pattern of missing signals would otherwise take it at the training mean, and
+        on the model's own code (where no swap exists) that mean came from edited code. Where no fit
+        has them all (a file from before the chain), the first with any (the missing at their mean)."""
+        chain = self.chain()
+        for model in chain:
+            if all(signals.get(f) is not None for f in model.features):
+                return model
+        return next((m for m in chain if any(signals.get(f) is not None for f in m.features)), None)
 
     def probability(self, signals: Mapping[str, float | None]) -> float | None:
         """P(pass), or None when no feature of this model or its fallback is there (nothing to base it on)."""
         model = self.used_for(signals)
-        return None if model is None else model._probability(signals)
+        return None if model is None else model.own_probability(signals)
 
-    def _probability(self, signals: Mapping[str, float | None]) -> float:
+    def own_probability(self, signals: Mapping[str, float | None]) -> float:
         z = self.intercept
         for name, mu, sd, w in zip(self.features, self.mean, self.scale, self.coef):
             x = signals.get(name)

@@ -36,6 +36,7 @@ class Example:
     task_id: str
     signals: Mapping[str, float | None]
     passed: bool
+    generated: bool = False  # the model's own greedy code (official label), not a right/wrong pair's function
 
 
 def fit_pass_model(examples: Sequence[Example], features: Sequence[str], fitted_on: str, c: float = 1.0, settings: Mapping | None = None) -> PassModel:

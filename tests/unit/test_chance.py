@@ -125,25 +125,38 @@ def test_the_chance_keeps_a_signal_out_unless_it_helps_beyond_one_standard_error
 
 
 FALLBACK = PassModel(features=["lexical.all.blended_surprisal"], mean=[10.0], scale=[4.0], coef=[-1.0], intercept=0.2, fitted_on="10 functions", n_fitted=10)
+NO_SWAP = PassModel(features=["functional_weighted"], mean=[0.2], scale=[0.5], coef=[-2.0], intercept=0.3, fitted_on="12 functions", n_fitted=12, fallback=FALLBACK)
 WITH_FALLBACK = PassModel(
     features=["functional_weighted", "swap_gain"], mean=[0.3, -0.2], scale=[0.3, 0.4], coef=[-1.0, -2.0], intercept=0.1,
-    fitted_on="10 functions", n_fitted=10, fallback=FALLBACK,
+    fitted_on="10 functions", n_fitted=10, fallback=NO_SWAP,
 )
 
 
-def test_where_no_test_ran_the_fallback_of_the_lexical_signal_alone_gives_the_chance():
-    # a test signal there: the model itself, the lexical signal unused; z = 0.1 - 1 * (0.6 - 0.3) / 0.3 = -0.9
-    tests_ran = {"functional_weighted": 0.6, "swap_gain": None, "lexical.all.blended_surprisal": 30.0}
-    assert WITH_FALLBACK.used_for(tests_ran) is WITH_FALLBACK
-    assert WITH_FALLBACK.probability(tests_ran) == pytest.approx(sigmoid(-0.9))
-    # none: the fallback; z = 0.2 - (18 - 10) / 4 = -1.8
+def test_the_first_fit_of_the_chain_with_every_one_of_its_signals_gives_the_chance():
+    # both signals: the first fit; z = 0.1 - 1 * (0.6 - 0.3) / 0.3 - 2 * (0.2 + 0.2) / 0.4 = -2.9
+    both = {"functional_weighted": 0.6, "swap_gain": 0.2, "lexical.all.blended_surprisal": 30.0}
+    assert WITH_FALLBACK.used_for(both) is WITH_FALLBACK
+    assert WITH_FALLBACK.probability(both) == pytest.approx(sigmoid(-2.9))
+    # no swap to try (the model's own code): the fit for functions without one, not the first fit
+    # with swap_gain made up at its mean; z = 0.3 - 2 * (0.6 - 0.2) / 0.5 = -1.3
+    no_swap = {"functional_weighted": 0.6, "swap_gain": None, "lexical.all.blended_surprisal": 30.0}
+    assert WITH_FALLBACK.used_for(no_swap) is NO_SWAP
+    assert WITH_FALLBACK.probability(no_swap) == pytest.approx(sigmoid(-1.3))
+    # no test ran: the lexical fit; z = 0.2 - (18 - 10) / 4 = -1.8
     no_tests = {"functional_weighted": None, "swap_gain": None, "lexical.all.blended_surprisal": 18.0}
     assert WITH_FALLBACK.used_for(no_tests) is FALLBACK
     assert WITH_FALLBACK.probability(no_tests) == pytest.approx(sigmoid(-1.8))
     # nothing at all: no chance
     assert WITH_FALLBACK.used_for({}) is None and WITH_FALLBACK.probability({}) is None
+    assert WITH_FALLBACK.chain() == [WITH_FALLBACK, NO_SWAP, FALLBACK]
     assert PassModel.from_dict(WITH_FALLBACK.to_dict()) == WITH_FALLBACK
     assert "fallback" not in MODEL.to_dict()  # files without one stay as they were
+
+
+def test_a_single_fit_from_before_the_chain_still_takes_a_missing_signal_at_its_mean():
+    single = PassModel(features=["functional_weighted", "swap_gain"], mean=[0.3, -0.2], scale=[0.3, 0.4], coef=[-1.0, -2.0], intercept=0.1, fitted_on="10 functions", n_fitted=10)
+    assert single.used_for({"functional_weighted": 0.6}) is single
+    assert single.probability({"functional_weighted": 0.6}) == pytest.approx(sigmoid(-0.9))
 
 
 def test_a_calibration_file_carries_the_fallback(tmp_path):
@@ -153,31 +166,64 @@ def test_a_calibration_file_carries_the_fallback(tmp_path):
     assert Calibration.load(path).pass_model == WITH_FALLBACK
 
 
-def test_a_model_without_a_lexical_signal_gets_a_fallback_fitted_on_the_same_functions():
-    from qualm.calibrate_pairs import pairs_calibration
+def test_each_fit_of_the_chain_is_fitted_on_the_functions_with_all_its_signals():
+    from qualm.calibrate_pairs import fit_chain, pairs_calibration
     from qualm.settings import Settings
 
-    # the tests' signal decides here; the lexical signal only roughly
+    # the tests' signal decides here; the swaps exist for the first half only, the lexical signal roughly
+    rows = [(0.0, 0.1, 8.0, True), (0.1, -0.2, 12.0, True), (0.0, 0.0, 15.0, True), (0.9, 0.5, 14.0, False), (0.8, 0.4, 20.0, False), (1.0, 0.6, 9.0, False)]
     tune = [
-        Example(f"HumanEval/{i}", {"functional_weighted": w, "lexical.all.blended_surprisal": s}, passed)
-        for i, (w, s, passed) in enumerate([(0.0, 8.0, True), (0.1, 12.0, True), (0.0, 15.0, True), (0.9, 14.0, False), (0.8, 20.0, False), (1.0, 9.0, False)] * 3)
+        Example(f"HumanEval/{i}", {"functional_weighted": w, "swap_gain": g if i < 18 else None, "lexical.all.blended_surprisal": s}, passed)
+        for i, (w, g, s, passed) in enumerate(rows * 6)
     ]
-    cal, quality = pairs_calibration("m", "abc", Settings(), tune, tune[:6], ["functional_weighted"])
+    levels = [("functional_weighted", "swap_gain"), ("functional_weighted",), ("lexical.all.blended_surprisal",)]
+    chain = fit_chain(tune, levels).chain()
+    assert [m.features for m in chain] == [list(level) for level in levels]
+    assert [m.n_fitted for m in chain] == [18, 36, 36]  # each on the functions that have all its signals
+    assert chain[0].fitted_on == "18 functions of the tune split: 18 of right/wrong pairs"
+    # a pattern with too few functions is left out: its functions go to the next fit
+    assert [m.features for m in fit_chain(tune[:30], levels).chain()] == [list(level) for level in levels]
+    assert [m.features for m in fit_chain(tune[18:30], levels).chain()] == [["functional_weighted"], ["lexical.all.blended_surprisal"]]
+    # greedy code of the model is fitted on with the pairs, and said so
+    own = [Example("HumanEval/99", {"functional_weighted": 0.0, "lexical.all.blended_surprisal": 5.0}, True, generated=True)] * 4
+    cal, quality = pairs_calibration("m", "abc", Settings(), tune, tune[:6], levels, own)
     pm = cal.pass_model
-    assert pm.features == ["functional_weighted"] and pm.fallback is not None
-    assert pm.fallback.features[0].startswith("lexical.all.") and pm.fallback.fallback is None
-    assert pm.fallback.quality and pm.quality  # each measured on the holdout functions given
-    with_lexical, _ = pairs_calibration("m", "abc", Settings(), tune, [], ["functional_weighted", "lexical.all.blended_surprisal"])
-    assert with_lexical.pass_model.fallback is None  # it already has the lexical signal
+    assert pm.chain()[1].fitted_on == "40 functions of the tune split: 36 of right/wrong pairs and 4 greedy solutions of the model"
+    assert quality is not None and pm.quality  # the whole chain on the holdout functions given
+    assert pm.fallback.quality and pm.fallback.evaluated_on == "the 6 holdout functions with its signals"
 
 
-def test_the_note_says_when_the_chance_rests_on_the_lexical_signal_alone():
+def test_the_chain_is_chosen_on_both_kinds_of_code_by_cross_validation():
+    from qualm.calibrate_pairs import choose_chain
+
+    pairs = [
+        Example(f"HumanEval/{i}", {"functional_weighted": w, "swap_gain": g, "functional": w, "lexical.all.blended_surprisal": s}, passed)
+        for i, (w, g, s, passed) in enumerate([(0.0, 0.0, 8.0, True), (0.2, 0.1, 12.0, True), (0.9, 0.6, 14.0, False), (0.7, 0.5, 20.0, False)] * 5)
+    ]
+    # the model's own code: no swap; the plain count tells, the weighted one less so
+    own = [
+        Example(f"HumanEval/{i}", {"functional_weighted": w, "functional": f, "swap_gain": None, "lexical.all.blended_surprisal": 5.0}, passed, generated=True)
+        for i, (w, f, passed) in enumerate([(0.1, 0.0, True), (0.1, 0.1, True), (0.2, 0.8, False), (0.0, 0.9, False)] * 5)
+    ]
+    levels, scored = choose_chain([*pairs, *own])
+    assert all(cv.generated is not None and len(cv.generated.features) for cv in scored)
+    best = min(scored, key=lambda cv: cv.logloss)
+    assert levels in [cv.levels for cv in scored if cv.logloss <= best.logloss + best.logloss_se]
+    # a chain whose fit for code without a swap uses the plain count beats one that ignores it there
+    by = {cv.levels: cv for cv in scored}
+    fw_f = next(cv for lv, cv in by.items() if lv[1] == ("functional_weighted", "functional"))
+    fw = next(cv for lv, cv in by.items() if lv[1] == ("functional_weighted",))
+    assert fw_f.generated.logloss < fw.generated.logloss
+
+
+def test_the_note_says_which_fit_of_the_chain_gave_the_chance():
     from qualm.engine.assessment import _chance
 
     cal = Calibration(**{**new_calibration("m", "abc", "test", [], {}).__dict__, "pass_model": WITH_FALLBACK})
     p, note = _chance(cal, {"lexical.all.blended_surprisal": 18.0}, "m")
     assert p == pytest.approx(sigmoid(-1.8))
-    assert note.startswith("a logistic fit of pass/fail on lexical.all.blended_surprisal") and "functional_weighted, swap_gain could not be computed (no test ran, or none gave them a value)" in note
-    p, note = _chance(cal, {"functional_weighted": 0.3, "lexical.all.blended_surprisal": 18.0}, "m")
-    assert p == pytest.approx(sigmoid(0.1)) and note.endswith("without swap_gain (taken at its average)")
+    assert note.startswith("a logistic fit of pass/fail on lexical.all.blended_surprisal") and "functional_weighted, swap_gain had no value" in note
+    p, note = _chance(cal, {"functional_weighted": 0.2, "lexical.all.blended_surprisal": 18.0}, "m")
+    assert p == pytest.approx(sigmoid(0.3)) and note.startswith("a logistic fit of pass/fail on functional_weighted over 12 functions")
+    assert "swap_gain had no value (no swap to try" in note and "average" not in note
     assert _chance(cal, {}, "m")[0] is None

@@ -335,12 +335,13 @@ def _chance(calibration: Calibration | None, signals: dict[str, float | None], m
     used = pm.used_for(signals)
     if used is None:
         return None, f"none of the signals it needs ({', '.join(pm.features)}) could be computed"
-    p = used.probability(signals)
+    p = used.own_probability(signals)
     missing = used.missing(signals)
     note = used.describe()
     if used is not pm:
-        # no test ran: the chance rests on the lexical signal alone, and says so
-        note = f"{note}; {', '.join(pm.features)} could not be computed (no test ran, or none gave them a value), so this fit of the lexical signal alone"
+        # a later fit of the chain: say which of the first fit's signals were missing
+        lacking = ", ".join(pm.missing(signals))
+        note = f"{note}; {lacking} had no value (no swap to try, no test that ran, or no solution that passed one), so the fit made for functions without it"
     if missing:
         note += f"; without {', '.join(missing)} (taken at its average)"
     return p, note
