@@ -1,0 +1,103 @@
+"""Does the code behave like the model's plans? Each sampled plan is implemented, and the code's
+answers on its tests are compared with each plan's implementation's.
+
+    flock /tmp/qualm-model.lock .venv/bin/python benchmarks/plan_code.py \\
+        results/assess-quality/assess-quality-tune-all.jsonl --cache benchmarks/out/plan-code-tune.jsonl
+
+The shipped candidate-aware algorithmic score compares the code's own plan with the sampled plans
+as text (step-aware ROUGE-L) and is at chance on the right/wrong pairs: a small model's account of
+code describes the task, not a one-token edit (``candidate_plan_variants.py``,
+``candidate_plan_code_only.py``); the plans as conditions of the code's token probabilities add
+nothing beyond the lexical signal (``plan_conditioned.py``). This asks the plans through behaviour
+instead: for each of the N plans a full run stored, the model writes the function following that
+plan (greedy, the solutions' prompt and budget with "Follow this plan:" and the plan appended), the
+code's tests run on the code and on each plan's implementation, and per function:
+
+* ``plan_agreement`` = 1 - the mean share of test inputs where a plan's implementation answers as
+  the code does (``qualm.signals.agreement.agreement``, the plans' programs as the solutions);
+* ``plan_weighted`` = the code's failed share of its tests, each weighted by the share of plans whose
+  implementation passes it (``weighted_functional``).
+
+Reads the plans and tests a full run stored (``assess_quality.py --axes all``): no plan is decoded
+here. Both functions of a pair share the plans, so their implementations are decoded once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import replace
+from pathlib import Path
+
+from pair_tokens import SIDES, measured, model_loader, with_plans
+
+from qualm import prompts
+from qualm.calibrate_pairs import auroc_fails, prepared
+from qualm.chance_fit import Example
+from qualm.engine.solutions import solution_start
+from qualm.lang import PYTHON
+from qualm.model import GenerationOptions
+from qualm.settings import Settings
+from qualm.signals.agreement import agreement, run_probes, weighted_functional
+from qualm_sandbox import SandboxConfig
+
+
+def plan_prompt(problem: str, plan: str, start: str) -> prompts.ChatPrompt:
+    base = prompts.code_generation(problem, PYTHON.display_name, PYTHON.fence, start)
+    return replace(base, user=base.user + "\n\nFollow this plan:\n" + plan.strip())
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("rows", type=Path, help="a full run's results (assess_quality.py --axes all)")
+    ap.add_argument("--split", default="tune", choices=("tune", "holdout"))
+    ap.add_argument("--cache", type=Path, required=True)
+    args = ap.parse_args()
+    settings = Settings()
+    f = settings.functional
+    config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
+    rows, plans = with_plans(args.rows, args.split)
+    tests_of = {}
+    for line in args.rows.read_text().splitlines():
+        v = json.loads(line)
+        tests_of[(v["pair_id"], v["side"])] = [t for t, _ in v["detail"]["tests"]]
+    model = model_loader(settings)
+    implemented: dict[str, list[str]] = {}
+
+    def implementations(row: dict, problem: str) -> list[str]:
+        if row["pair_id"] not in implemented:
+            start = solution_start(problem, settings)
+            jobs = [
+                (plan_prompt(problem, p, start), GenerationOptions(max_tokens=f.solution_max_tokens, temperature=0.0, seed=settings.generation.seed, top_alternatives=1))
+                for p in plans[(row["pair_id"], "original")]
+            ]
+            implemented[row["pair_id"]] = [start + t.text for t in model().generate_batch(jobs)]
+        return implemented[row["pair_id"]]
+
+    def measure(row: dict, side: str) -> dict | None:
+        tests = tests_of[(row["pair_id"], side)]
+        if not tests:
+            return None
+        fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
+        short = fn.name.split(".")[-1]
+        mine = run_probes(fn.program, tests, short, config)
+        theirs = [run_probes(text, tests, short, config).outcomes for text in implementations(row, fn.problem_description)]
+        a = agreement(mine.outcomes, theirs)
+        w = weighted_functional(mine.outcomes, theirs)
+        return {"pair_id": row["pair_id"], "side": side, "values": {"plan_agreement": a.uncertainty, "plan_weighted": w.uncertainty}, "plans_passing": [sum(o.status == "passed" for o in t) for t in theirs]}
+
+    done = measured(rows, args.cache, measure, every=5)
+    examples, values = [], []
+    for row in rows:
+        for side in SIDES:
+            v = done.get((row["pair_id"], side))
+            examples.append(Example(row["task_id"], {}, side == "original"))
+            values.append(v["values"] if v else {})
+    print(f"{len(rows)} {args.split} pairs, {len(examples)} functions (plans and tests from {args.rows})")
+    for name in ("plan_agreement", "plan_weighted"):
+        auc, n = auroc_fails(examples, [v.get(name) for v in values])
+        print(f"  {name:16} AUROC {auc if auc is not None else float('nan'):.3f} ({n} functions)")
+
+
+if __name__ == "__main__":
+    main()
