@@ -1,6 +1,6 @@
 """Benchmark: what an assessment costs, per axis, and as a multiple of the lexical-only time.
 
-    .venv/bin/python benchmarks/assess_cost.py [--problems HumanEval/0 ...] [--paper] [--n-gpu-layers -1]
+    .venv/bin/python benchmarks/assess_cost.py [--problems HumanEval/0 ...] [--paper] [--plan-programs] [--n-gpu-layers -1]
 
 For each problem the model first writes its greedy solution (the lexical-only cost of the paper:
 one generation with entropies); that solution's function is then assessed as `qualm assess` does
@@ -34,6 +34,7 @@ def main() -> None:
     ap.add_argument("--problems", nargs="+", default=DEFAULT_PROBLEMS)
     ap.add_argument("--paper", action="store_true", help="the paper's plans: N = 10, 512 tokens, no early stop")
     ap.add_argument("--solutions", type=int, default=None, help="functional.n_solutions (default: the settings'; 0: none)")
+    ap.add_argument("--plan-programs", action="store_true", help="algorithmic.plan_programs on: each plan written as code and run on the tests")
     ap.add_argument("--n-gpu-layers", type=int, default=0, help="-1: every layer on the GPU (a CUDA build)")
     args = ap.parse_args()
     overrides: dict = {"model": {"n_gpu_layers": args.n_gpu_layers}}
@@ -41,13 +42,15 @@ def main() -> None:
         overrides["algorithmic"] = {"n_plans": 10, "max_tokens": 512, "stop_after_last_step": False}
     if args.solutions is not None:
         overrides["functional"] = {"n_solutions": args.solutions}
+    if args.plan_programs:
+        overrides["algorithmic"] = {**overrides.get("algorithmic", {}), "plan_programs": True}
     settings = Settings().with_overrides(**overrides)
     backend = load_model(settings.model)
     problems = read_problems()
     a_set, f_set = settings.algorithmic, settings.functional
     print(
         f"model: {backend.info.name}, {backend.info.detail('threads')} threads, GPU layers {args.n_gpu_layers}; "
-        f"N = {a_set.n_plans} plans of at most {a_set.max_tokens} tokens (stop after the last step: {a_set.stop_after_last_step}), M = {f_set.n_tests} tests, {f_set.n_solutions} solutions"
+        f"N = {a_set.n_plans} plans of at most {a_set.max_tokens} tokens (stop after the last step: {a_set.stop_after_last_step}; as programs: {a_set.plan_programs}), M = {f_set.n_tests} tests, {f_set.n_solutions} solutions"
     )
     full, again, ratio = [], [], []
     for tid in args.problems:
@@ -67,7 +70,9 @@ def main() -> None:
             f"{tid}: greedy generation with entropies (lexical only) {t_gen:.1f} s, {len(trace.tokens)} tokens | "
             f"assess {a.seconds:.1f} s: lexical (teacher-forced body) {a.lexical.seconds:.1f} s, algorithmic {a.algorithmic.seconds:.1f} s, "
             f"functional {a.functional.seconds:.1f} s (sampling {a.extra['sampling_seconds']:.1f} s for {a.extra['sampled_tokens']} tokens; "
-            f"plans {sum(plans)} tokens, longest {max(plans)}; the model's {f_set.n_solutions} solutions, decoded and run, {a.solutions.seconds if a.solutions else 0.0:.1f} s of it) | "
+            f"plans {sum(plans)} tokens, longest {max(plans)}; the model's {f_set.n_solutions} solutions, decoded and run, {a.solutions.seconds if a.solutions else 0.0:.1f} s of it"
+            + (f"; the plans' programs, decoded and run, {a.plan_programs.seconds:.1f} s, counted in algorithmic" if a.plan_programs else "")
+            + ") | "
             f"again after an edit {b.seconds:.1f} s | "
             f"generation + assessment = {(t_gen + a.seconds) / t_gen:.1f}x the lexical-only time",
             flush=True,

@@ -11,7 +11,8 @@ code describes the task, not a one-token edit (``candidate_plan_variants.py``,
 nothing beyond the lexical signal (``plan_conditioned.py``). This asks the plans through behaviour
 instead: for each of the N plans a full run stored, the model writes the function following that
 plan (greedy, the solutions' prompt and budget with "Follow this plan:" and the plan appended), the
-code's tests run on the code and on each plan's implementation, and per function:
+code's tests run on the code and on each plan's implementation (``qualm.engine.plan_programs``,
+the engine's own jobs; ``algorithmic.plan_programs`` turns it on in an assessment), and per function:
 
 * ``plan_agreement`` = 1 - the mean share of test inputs where a plan's implementation answers as
   the code does (``qualm.signals.agreement.agreement``, the plans' programs as the solutions);
@@ -26,25 +27,18 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import replace
 from pathlib import Path
 
 from pair_tokens import SIDES, measured, model_loader, with_plans
 
-from qualm import prompts
 from qualm.calibrate_pairs import auroc_fails, prepared
 from qualm.chance_fit import Example
+from qualm.engine.plan_programs import plan_program_jobs
 from qualm.engine.solutions import solution_start
 from qualm.lang import PYTHON
-from qualm.model import GenerationOptions
 from qualm.settings import Settings
 from qualm.signals.agreement import agreement, run_probes, weighted_functional
 from qualm_sandbox import SandboxConfig
-
-
-def plan_prompt(problem: str, plan: str, start: str) -> prompts.ChatPrompt:
-    base = prompts.code_generation(problem, PYTHON.display_name, PYTHON.fence, start)
-    return replace(base, user=base.user + "\n\nFollow this plan:\n" + plan.strip())
 
 
 def main() -> None:
@@ -65,12 +59,10 @@ def main() -> None:
     implemented: dict[str, list[str]] = {}
 
     def implementations(row: dict, problem: str) -> list[str]:
+        # the engine's own jobs (qualm.engine.plan_programs), decoded in one batch as an assessment does
         if row["pair_id"] not in implemented:
             start = solution_start(problem, settings)
-            jobs = [
-                (plan_prompt(problem, p, start), GenerationOptions(max_tokens=f.solution_max_tokens, temperature=0.0, seed=settings.generation.seed, top_alternatives=1))
-                for p in plans[(row["pair_id"], "original")]
-            ]
+            jobs = plan_program_jobs(problem, plans[(row["pair_id"], "original")], settings, PYTHON)
             implemented[row["pair_id"]] = [start + t.text for t in model().generate_batch(jobs)]
         return implemented[row["pair_id"]]
 

@@ -83,11 +83,13 @@ def signals_of(
     agreement: float | None = None,
     differential: float | None = None,
     swap_gain: float | None = None,
+    plan_agreement: float | None = None,
+    plan_weighted: float | None = None,
 ) -> dict[str, float | None]:
     """Every signal of an assessment by name, each oriented so that larger = more doubt:
     ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes, then the three
-    signals of the model's own solutions (``qualm.engine.solutions``) and the token swaps'
-    (``qualm.signals.swaps``)."""
+    signals of the model's own solutions (``qualm.engine.solutions``), the token swaps'
+    (``qualm.signals.swaps``) and the plans' programs' (``qualm.engine.plan_programs``)."""
     out: dict[str, float | None] = {}
     for scope in ("all", "code"):
         report = getattr(lexical, scope)
@@ -101,6 +103,8 @@ def signals_of(
     out["agreement"] = agreement
     out["differential"] = differential
     out["swap_gain"] = swap_gain
+    out["plan_agreement"] = plan_agreement
+    out["plan_weighted"] = plan_weighted
     return with_derived(out)
 
 

@@ -8,7 +8,7 @@ default) would see it as literal text, so it is added only when the template kno
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 CODE_FENCE = "```"
 
@@ -105,6 +105,12 @@ def code_generation(problem_description: str, language: str = "Python", fence: s
         stop=(CODE_FENCE,),
         name="code_generation",
     )
+
+
+def plan_program(problem_description: str, plan: str, language: str = "Python", fence: str = "python", answer_start: str = "") -> ChatPrompt:
+    """The paper's code prompt with one of the sampled plans to follow (``algorithmic.plan_programs``)."""
+    base = code_generation(problem_description, language, fence, answer_start)
+    return replace(base, user=base.user + "\n\nFollow this plan:\n" + plan.strip(), name="plan_program")
 
 
 def plan_generation(problem_description: str) -> ChatPrompt:

@@ -98,6 +98,10 @@ class AlgorithmicSettings:
     top_p: float = 0.95
     max_tokens: int = 256  # a plan cut here keeps its steps
     stop_after_last_step: bool = True  # answer_ends.plan_end
+    # Each sampled plan implemented by the model (greedy) and run on the code's tests: whether the
+    # code behaves like the plans (qualm.engine.plan_programs). Off by default: on two CPU cores the
+    # N programs cost more than the rest of the functional axis (README, issue 23).
+    plan_programs: bool = False
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,22 @@ def test_the_models_likelier_token_repairs_the_wrong_body(correct_and_wrong):
     assert "nothing to try" in right.swaps.note and right.extra["signals"]["swap_gain"] is None
 
 
+def test_the_plans_as_programs_side_with_the_right_body(backend, small):
+    from qualm.engine import SampleCache
+
+    samples = SampleCache()
+    on = small.with_overrides(algorithmic={"plan_programs": True}, functional={"n_solutions": 0, "fuzz_inputs": 0})
+    right = assess_function(backend, find_function(CORRECT, "add"), on, None, samples=samples)
+    wrong = assess_function(backend, find_function(WRONG, "add"), on, None, samples=samples)
+    assert right.plan_programs is not None and len(right.plan_programs.solutions) == len(right.plans) == 4
+    # the programs depend on the problem and the plans alone: the second assessment reused them
+    assert wrong.plan_programs.reused == 4
+    # add(a, b) is easy: the plans' programs answer as a + b does, not as a - b does
+    assert right.extra["signals"]["plan_agreement"] < wrong.extra["signals"]["plan_agreement"]
+    assert wrong.extra["signals"]["plan_agreement"] == wrong.plan_programs.agreement
+    assert wrong.plan_programs.disagreements and "the code answers as the plans' programs on" in wrong.algorithmic.note
+
+
 def test_no_solutions_when_they_are_off(backend, small):
     a = assess_function(backend, find_function(WRONG, "add"), small.with_overrides(functional={"n_solutions": 0}), None)
     assert a.solutions is None and a.functional.available
@@ -97,6 +113,8 @@ def test_assessment_has_every_axis_and_detail(correct_and_wrong):
     assert right.ensemble is None and "no calibration" in right.calibration_note
     assert right.sandbox
     assert right.lexical.seconds > 0 and right.algorithmic.seconds > 0 and right.functional.seconds > 0
+    # the plans as programs are off by default: none written, no signal
+    assert right.plan_programs is None and right.extra["signals"]["plan_agreement"] is None
 
 
 def test_same_seed_same_assessment(backend, small, correct_and_wrong):

@@ -162,3 +162,22 @@ def test_the_hover_and_lens_name_a_swap_that_passes_more_tests():
     worse = replace(a, swaps=swap_gain(["passed", "passed"], [(down, ["failed", "failed"])], None))
     assert "Token swaps" in assessment_hover(worse) and "passes more tests" not in lens_title(worse, False)
     assert "Token swaps" not in assessment_hover(assessment(0.3))
+
+
+def test_the_hover_shows_the_plans_as_programs_when_they_ran():
+    from dataclasses import replace
+
+    from qualm.engine.solutions import SolutionRun, SolutionsResult
+    from qualm.lsp.presentation import assessment_hover
+
+    programs = SolutionsResult(
+        weighted=0.4, weighted_note="", agreement=0.25, agreement_note="",
+        solutions=[SolutionRun("def f(x): return x", 10, 2, 2, 1.0), SolutionRun("def f(x): return x + 1", 12, 1, 2, 0.5)],
+        disagreements=[("assert f(2) == 3", "4", "2")], test_weights=[1.0, 0.5],
+    )
+    text = assessment_hover(replace(assessment(0.62), plan_programs=programs))
+    assert "**The plans as programs** (each sampled plan written as code by the model and run on the self-tests; tests passed: 2/2, 1/2): the code answers as they do on 75% of the tests' inputs; tests weighted by them: 0.400" in text
+    assert "- `assert f(2) == 3`: this code gives `4`, most of the plans' programs `2`" in text
+    # off (the default) or nothing written: no section
+    assert "plans as programs" not in assessment_hover(assessment(0.62))
+    assert "plans as programs" not in assessment_hover(replace(assessment(0.62), plan_programs=replace(programs, solutions=[])))

@@ -28,6 +28,7 @@ from ..signals.swaps import SwapResult
 from ..trace import Trace
 from .calibration import calibration_settings
 from .document import Document
+from .plan_programs import plan_program_jobs
 from .samples import SampleCache, decode_with_cache
 from .scoring import score_function
 from .solutions import SolutionsResult, check_against_solutions
@@ -107,6 +108,8 @@ class Assessment:
     solutions: SolutionsResult | None = None
     # The model's likelier token at the code's least likely places, run on the tests (qualm.signals.swaps).
     swaps: SwapResult | None = None
+    # The sampled plans implemented and run on the tests (qualm.engine.plan_programs; algorithmic.plan_programs).
+    plan_programs: SolutionsResult | None = None
 
     def axes(self) -> list[AxisResult]:
         return [self.lexical, self.algorithmic, self.functional]
@@ -241,6 +244,8 @@ def assess_function(
     tests: list[TestResult] = []
     sandbox_note = ""
     solved: SolutionsResult | None = None
+    programs: SolutionsResult | None = None
+    plan_program_seconds = 0.0
     swapped: SwapResult | None = None
     if weights["functional"] <= 0:
         func_raw, func_note = None, OFF_NOTE
@@ -261,6 +266,17 @@ def assess_function(
             _check(cancel)
             if solved.weighted is not None:
                 func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"
+        if result.probes is not None and a.plan_programs and plan_traces:
+            # the algorithmic axis's plans as programs: does the code behave like them?
+            t1 = time.perf_counter()
+            programs = check_against_solutions(
+                backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress,
+                jobs=plan_program_jobs(problem, [t.text for t in plan_traces], settings, language), label="programs of the plans",
+            )
+            _check(cancel)
+            plan_program_seconds = time.perf_counter() - t1
+            if programs.agreement is not None:
+                algo_note += f"; the code answers as the plans' programs on {1 - programs.agreement:.0%} of the tests' inputs"
         if result.report is not None and scored_trace is not None and language.parses is not None:
             progress("functional", "running the tests on the model's likelier tokens at the code's least likely places")
             outcomes = result.report.outcomes
@@ -269,7 +285,8 @@ def assess_function(
                 solved.test_weights if solved is not None else None, settings, config, language.parses, cancel,
             )
             _check(cancel)
-    func_seconds = sampling_seconds * (1 - plan_share) + (time.perf_counter() - t0) if want_func else 0.0
+    func_seconds = sampling_seconds * (1 - plan_share) + (time.perf_counter() - t0) - plan_program_seconds if want_func else 0.0
+    algo_seconds += plan_program_seconds
 
     raws = {"lexical": lexical.raw, "algorithmic": algo.uncertainty, "functional": func_raw}
     pct = {ax: (calibration.percentile(ax, r) if calibration is not None and r is not None else None) for ax, r in raws.items()}
@@ -283,6 +300,8 @@ def assess_function(
         solved.weighted if solved is not None else None, solved.agreement if solved is not None else None,
         solved.differential if solved is not None else None,
         swapped.uncertainty if swapped is not None else None,
+        programs.agreement if programs is not None else None,
+        programs.weighted if programs is not None else None,
     )
     chance, chance_note = _chance(calibration, signals, backend.info.name)
     if calibration is None:
@@ -323,6 +342,7 @@ def assess_function(
         extra={"signals": signals, "sampling_seconds": sampling_seconds, "sampled_tokens": sum(len(t.tokens) for t in traces), "reused_samples": sum(reused)},
         solutions=solved,
         swaps=swapped,
+        plan_programs=programs,
     )
 
 

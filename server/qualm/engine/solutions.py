@@ -98,26 +98,30 @@ def check_against_solutions(
     cancel: CancelToken | None = None,
     progress: Progress | None = None,
     program: str | None = None,
+    jobs: list[Job] | None = None,
+    label: str = "solutions",
 ) -> SolutionsResult:
     """Decode the model's solutions (or take them from ``samples``), run the candidate's tests on
     each, and compare: ``candidate`` is the candidate's own probe run of the same tests. With
     ``program`` (the candidate's code as it runs) and ``functional.fuzz_inputs``, the code and the
-    solutions also answer calls with varied inputs (:mod:`qualm.signals.differential`)."""
+    solutions also answer calls with varied inputs (:mod:`qualm.signals.differential`). ``jobs``
+    decodes other programs in their place (the plans' programs, :mod:`qualm.engine.plan_programs`),
+    named ``label`` in the progress messages."""
     t0 = time.perf_counter()
     cancel = cancel or CancelToken()
     progress = progress or (lambda stage, message: None)
     tests = [o.code for o in candidate.outcomes]
-    jobs = solution_jobs(problem, settings, language)
+    jobs = solution_jobs(problem, settings, language) if jobs is None else jobs
     if not jobs:
-        return SolutionsResult(None, "off (functional.n_solutions is 0)", None, "off (functional.n_solutions is 0)")
-    progress("functional", f"writing {len(jobs)} solutions of its own")
+        return SolutionsResult(None, f"off (no {label} to write)", None, f"off (no {label} to write)")
+    progress("functional", f"writing {len(jobs)} {label}")
     traces, reused = decode_with_cache(
         jobs, [True] * len(jobs), backend.info.identity.digest, samples,
-        lambda todo: backend.generate_batch(todo, on_progress=lambda n: progress("functional", f"solutions: {n} tokens"), cancel=cancel),
+        lambda todo: backend.generate_batch(todo, on_progress=lambda n: progress("functional", f"{label}: {n} tokens"), cancel=cancel),
     )
     if cancel.cancelled:
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
-    progress("functional", "running the tests on the model's solutions")
+    progress("functional", f"running the tests on the {label}")
     start = solution_start(problem, settings)
     texts = [start + t.text for t in traces]  # the programs as they run
 
