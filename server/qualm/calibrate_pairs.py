@@ -7,9 +7,11 @@ tests; each problem is on the tune or the holdout side. Both functions of a pair
 the current settings (the pair shares its plans and tests: ``SampleCache``); every result is
 appended to a JSONL file as it finishes, so a run resumes. Then, offline:
 
-* the signals of the chance of passing are chosen by cross-validation on the tune split (folds by
-  problem, the fewest signals within one standard error of the lowest log-loss), the logistic model is fitted on the whole tune split, and its AUROC,
-  Brier score and ECE are measured on the holdout split, which no choice has seen;
+* the chance of passing, a chain of logistic fits (one per pattern of available signals), is chosen
+  among ``CHAIN_CANDIDATES`` by cross-validation on the tune split (folds by problem, the fewest
+  signals within one standard error of the lowest log-loss; with the model's greedy code of tune
+  problems beside the pairs, the mean of the two kinds' log-losses), fitted on the whole tune split,
+  and its AUROC, Brier score and ECE are measured on the holdout split, which no choice has seen;
 * the tune split's raw scores per axis become the percentile reference.
 
 ``qualm calibrate --pairs`` runs all of it for any model; ``benchmarks/assess_quality.py`` and
