@@ -7,11 +7,16 @@ Reads what ``benchmarks/assess_quality.py --axes all`` measured (``benchmarks/ou
 {tune,holdout}-all.jsonl``): every signal of both functions of each right/wrong pair, assessed with
 the editor's default settings. Then:
 
-1. chooses the signals of the logistic model by 5-fold cross-validation on the tune split, folds
-   by problem (a problem's functions never sit on both sides), by log-loss (the fewest signals
-   within one standard error of the lowest, then the lowest): the headline is a
-   probability, so how well calibrated it is decides, not only how well it ranks;
-2. fits the chosen model on the whole tune split (``qualm.chance_fit``: it refuses MBPP 11-510);
+1. prints the single fits' cross-validation on the tune pairs (for the record), then chooses the
+   chain of fits (one per pattern of available signals, ``CHAIN_CANDIDATES``) by 5-fold
+   cross-validation, folds by problem (a problem's functions never sit on both sides), by log-loss
+   (the fewest signals within one standard error of the lowest, then the lowest): the headline is
+   a probability, so how well calibrated it is decides, not only how well it ranks. With
+   ``--tune-generated`` (the model's greedy code of tune problems, ``generated_chance.py``) the
+   chains are cross-validated over both kinds together and judged by the mean of the two kinds'
+   log-losses;
+2. fits the chosen chain on the whole tune split, both kinds (``qualm.chance_fit``: it refuses
+   MBPP 11-510);
 3. on the holdout split, never used for a choice: AUROC right-vs-wrong of every axis and of the
    headline, the Brier score and ECE, and the reliability diagram (``--plot``);
 4. ``--write``: the model's calibration file in ``server/qualm/calibration/`` becomes the tune
