@@ -127,8 +127,7 @@ def check_against_solutions(
 
     def probe_within(text: str, statements: list[str], limits: SandboxConfig, seconds: float) -> ProbeReport:
         # what a program did not reach in ``seconds`` is left out of its verdicts (ProbeOutcome.ran)
-        end = time.monotonic() + seconds
-        return run_probes(text, statements, function_name, limits, should_stop=lambda: cancel.cancelled or time.monotonic() > end)
+        return run_probes(text, statements, function_name, limits, should_stop=cancel.or_after(seconds))
 
     def run(text: str, statements: list[str] = tests, kind: str = "solution-probes", budget: float | None = None, limits: SandboxConfig = config) -> ProbeReport:
         key = (kind, backend.info.identity.digest, function_name, text, tuple(statements))

@@ -7,6 +7,7 @@ backend, for example an OpenAI-compatible HTTP server, can be added without touc
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -32,6 +33,12 @@ class CancelToken:
     @property
     def cancelled(self) -> bool:
         return self._event.is_set() or any(p.cancelled for p in self._parents)
+
+    def or_after(self, seconds: float) -> Callable[[], bool]:
+        """A sandbox run's ``should_stop``: this token cancelled, or ``seconds`` passed from now (a
+        program that loops is not worth the wait)."""
+        end = time.monotonic() + seconds
+        return lambda: self.cancelled or time.monotonic() > end
 
 
 @dataclass(frozen=True)
