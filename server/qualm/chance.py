@@ -195,12 +195,15 @@ class PassModel:
         return model
 
 
-def chance_words(p: float) -> str:
-    """What a chance of passing means for what to do next."""
+def chance_words(p: float, failed_tests: int | None = 1) -> str:
+    """What a chance of passing means for what to do next. ``failed_tests``: how many self-tests
+    failed (None: none ran), so the advice points at something that exists."""
     if p >= 0.8:
         return "likely passes"
     if p >= 0.5:
-        return "may pass: check the failing self-tests"
+        if failed_tests is None:
+            return "may pass: no self-test ran, so read it closely"
+        return "may pass: check the failing self-tests" if failed_tests else "may pass: its self-tests pass, but read it closely"
     if p >= 0.2:
         return "doubtful: read it closely"
     return "likely wrong"

@@ -120,7 +120,7 @@ def assessment_report(a, where: str) -> list:
     head.append(f" (line {a.line}) · {a.model} · {a.seconds:.1f} s\n")
     if a.chance_of_passing is not None:
         head.append(f"chance it passes: {100 * a.chance_of_passing:.0f} %", style="bold")
-        head.append(f" · {chance_words(a.chance_of_passing)}\n", style="bold")
+        head.append(f" · {chance_words(a.chance_of_passing, a.failed_tests())}\n", style="bold")
     head.append(f"({a.chance_note})\n", style="dim")
     if a.ensemble is not None:
         head.append("ensemble ", style="bold")

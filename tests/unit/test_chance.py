@@ -107,6 +107,10 @@ def test_rows_measured_before_the_blend_get_it_from_the_two_it_blends():
 
 def test_words_for_a_chance():
     assert [chance_words(p) for p in (0.9, 0.6, 0.3, 0.1)] == ["likely passes", "may pass: check the failing self-tests", "doubtful: read it closely", "likely wrong"]
+    # the advice points at something that exists: no failing test, or no test at all (JS/TS, a method)
+    assert chance_words(0.6, 0) == "may pass: its self-tests pass, but read it closely"
+    assert chance_words(0.6, None) == "may pass: no self-test ran, so read it closely"
+    assert chance_words(0.9, None) == "likely passes" and chance_words(0.3, None) == "doubtful: read it closely"
 
 
 def test_the_chance_keeps_a_signal_out_unless_it_helps_beyond_one_standard_error():

@@ -114,6 +114,10 @@ class Assessment:
     def axes(self) -> list[AxisResult]:
         return [self.lexical, self.algorithmic, self.functional]
 
+    def failed_tests(self) -> int | None:
+        """How many self-tests did not pass; None where none ran."""
+        return sum(t.status != "passed" for t in self.tests) if self.tests else None
+
     def to_dict(self) -> dict:
         return asdict(self)
 

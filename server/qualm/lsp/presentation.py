@@ -104,7 +104,7 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
     ens = f"**{a.ensemble:.2f} · {ensemble_words(a.ensemble)}** (the paper's ensemble: weighted percentile against the model's reference problems)" if a.ensemble is not None else None
     if chance is not None and a.chance_of_passing is not None:
         chance_md = (
-            f"**{chance}** · {chance_words(a.chance_of_passing)}\n\n"
+            f"**{chance}** · {chance_words(a.chance_of_passing, a.failed_tests())}\n\n"
             f"*The chance that the function passes its hidden tests, estimated from the signals below: {a.chance_note}.*"
         )
     else:
