@@ -19,6 +19,9 @@ the engine's own jobs; ``algorithmic.plan_programs`` turns it on in an assessmen
 * ``plan_weighted`` = the code's failed share of its tests, each weighted by the share of plans whose
   implementation passes it (``weighted_functional``).
 
+Each function goes through the engine's own check (``check_against_solutions`` with the plans'
+jobs, each program within twice the per-test limit), as an assessment does.
+
 Reads the plans and tests a full run stored (``assess_quality.py --axes all``): no plan is decoded
 here. Both functions of a pair share the plans, so their implementations are decoded once.
 """
@@ -33,11 +36,12 @@ from pair_tokens import SIDES, measured, model_loader, with_plans
 
 from qualm.calibrate_pairs import auroc_fails, prepared
 from qualm.chance_fit import Example
+from qualm.engine import SampleCache
 from qualm.engine.plan_programs import plan_program_jobs
-from qualm.engine.solutions import solution_start
+from qualm.engine.solutions import check_against_solutions
 from qualm.lang import PYTHON
 from qualm.settings import Settings
-from qualm.signals.agreement import agreement, run_probes, weighted_functional
+from qualm.signals.agreement import run_probes
 from qualm_sandbox import SandboxConfig
 
 
@@ -56,15 +60,7 @@ def main() -> None:
         v = json.loads(line)
         tests_of[(v["pair_id"], v["side"])] = [t for t, _ in v["detail"]["tests"]]
     model = model_loader(settings)
-    implemented: dict[str, list[str]] = {}
-
-    def implementations(row: dict, problem: str) -> list[str]:
-        # the engine's own jobs (qualm.engine.plan_programs), decoded in one batch as an assessment does
-        if row["pair_id"] not in implemented:
-            start = solution_start(problem, settings)
-            jobs = plan_program_jobs(problem, plans[(row["pair_id"], "original")], settings, PYTHON)
-            implemented[row["pair_id"]] = [start + t.text for t in model().generate_batch(jobs)]
-        return implemented[row["pair_id"]]
+    samples = SampleCache()  # both functions of a pair share the plans' programs and their runs
 
     def measure(row: dict, side: str) -> dict | None:
         tests = tests_of[(row["pair_id"], side)]
@@ -72,11 +68,11 @@ def main() -> None:
             return None
         fn = PYTHON.find_function(prepared(row[side], row), row["entry_point"], row["pair_id"])
         short = fn.name.split(".")[-1]
-        mine = run_probes(fn.program, tests, short, config)
-        theirs = [run_probes(text, tests, short, config).outcomes for text in implementations(row, fn.problem_description)]
-        a = agreement(mine.outcomes, theirs)
-        w = weighted_functional(mine.outcomes, theirs)
-        return {"pair_id": row["pair_id"], "side": side, "values": {"plan_agreement": a.uncertainty, "plan_weighted": w.uncertainty}, "plans_passing": [sum(o.status == "passed" for o in t) for t in theirs]}
+        probes = run_probes(fn.program, tests, short, config)
+        # the engine's own path (qualm.engine.assessment with algorithmic.plan_programs on)
+        jobs = plan_program_jobs(fn.problem_description, plans[(row["pair_id"], "original")], settings, PYTHON)
+        programs = check_against_solutions(model(), fn.problem_description, short, probes, settings, PYTHON, config, samples, jobs=jobs, label="programs of the plans")
+        return {"pair_id": row["pair_id"], "side": side, "values": {"plan_agreement": programs.agreement, "plan_weighted": programs.weighted}, "plans_passing": [p.passed for p in programs.solutions]}
 
     done = measured(rows, args.cache, measure, every=5)
     examples, values = [], []
