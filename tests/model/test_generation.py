@@ -168,3 +168,21 @@ def test_a_reused_prompt_prefix_is_kept_and_gives_the_same_answer(backend, promp
     shared = next(i for i, (a, b) in enumerate(zip([*held, -1], wanted)) if a != b)
     unrelated = backend.generate(other, GenerationOptions(max_tokens=2, reuse_cache=True))
     assert 0 < shared < len(wanted) - 1 and unrelated.extra["reused_prompt_tokens"] == (shared if shared >= 16 else 0)
+
+
+def test_prompts_that_share_a_long_opening_each_get_their_own_answer(backend, humaneval):
+    # The batch evaluates the shared opening (the problem, far past SHARED_PREFIX_MIN tokens) once
+    # and gives it to every sequence; each continues from its own ending, not another's.
+    from qualm.model.llama_cpp_backend import SHARED_PREFIX_MIN, shared_prefix
+
+    problem = humaneval["HumanEval/0"]["prompt"]
+    words = ["apple", "banana", "cherry"]
+    jobs = [
+        (prompts.ChatPrompt(user=f"{problem}\nIgnore the code above. Reply with the single word {w}.", assistant_prefix="", stop=()), GenerationOptions(max_tokens=4))
+        for w in words
+    ]
+    tokens = [backend.tokenize(backend.render_prompt(p), add_special=False, parse_special=True) for p, _ in jobs]
+    assert shared_prefix(tokens) > SHARED_PREFIX_MIN
+    traces = backend.generate_batch(jobs)
+    assert [w in t.text.lower() for w, t in zip(words, traces)] == [True, True, True]
+    assert all(t.prompt_tokens == len(k) for t, k in zip(traces, tokens))

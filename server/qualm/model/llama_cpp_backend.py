@@ -35,6 +35,11 @@ log = logging.getLogger("qualm.model")
 _MAX_SCORE_CHUNK = 64
 # A shared prefix shorter than this is not worth keeping (GenerationOptions.reuse_cache).
 MIN_REUSE = 16
+# A batch's different prompts share their opening when it is at least this long: a plan's programs
+# share the problem (about 200 tokens), while the plans, the code's own plan and the tests share
+# only the chat template's first line, and stay evaluated whole, as their stored samples were
+# (a sampled answer shifts with the batch's arithmetic: qualm.engine.solutions).
+SHARED_PREFIX_MIN = 64
 
 
 def _preload_libstdcxx_for_cuda(lib_dir: Path | None, load: Callable[..., object] = ctypes.CDLL) -> bool:
@@ -377,7 +382,8 @@ class LlamaCppBackend:
             groups: dict[tuple[int, ...], list[int]] = {}
             for j, toks in enumerate(prompt_tokens):
                 groups.setdefault(tuple(toks), []).append(j)
-            prompt_cells = sum(len(k) for k in groups)
+            shared = shared_prefix(list(groups))
+            prompt_cells = shared + sum(len(k) - shared for k in groups)
             room = (ctx.n_ctx - prompt_cells) // len(jobs)
             if room < 1:
                 raise ModelRuntimeError(f"{len(jobs)} samples of these prompts do not fit in {ctx.n_ctx} tokens; raise qualm.model.batch_n_ctx")
@@ -385,8 +391,15 @@ class LlamaCppBackend:
             states = [_Sample(p, o, min(o.max_tokens, room), len(t), self._sampler(o)) for (p, o), t in zip(jobs, prompt_tokens)]
             produced = 0
             ctx.clear()
+            if shared:
+                # the prompts' common opening, evaluated once and given to every sequence
+                first = next(iter(groups.values()))[0]
+                self._eval_prompt(list(prompt_tokens[first][:shared]), ctx, seq=first)
+                for j in range(len(jobs)):
+                    if j != first:
+                        ctx.copy_seq(first, j)
             for toks, members in groups.items():
-                self._eval_prompt(list(toks), ctx, seq=members[0])
+                self._eval_prompt(list(toks[shared:]), ctx, seq=members[0], start=shared)
                 for j in members[1:]:
                     ctx.copy_seq(members[0], j)
                 for j in members:
@@ -462,6 +475,21 @@ class LlamaCppBackend:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def shared_prefix(prompts: Sequence[Sequence[int]], least: int = SHARED_PREFIX_MIN) -> int:
+    """How many opening tokens several different prompts share, when worth evaluating once: at
+    least ``least`` and always one short of the shortest prompt (each keeps a token of its own,
+    whose logits start its sample). 0 for one prompt or a short common opening."""
+    if len(prompts) < 2:
+        return 0
+    n = 0
+    for column in zip(*prompts):
+        if any(t != column[0] for t in column[1:]):
+            break
+        n += 1
+    n = min(n, min(len(p) for p in prompts) - 1)
+    return n if n >= least else 0
 
 
 class _Context:
