@@ -1,6 +1,6 @@
 """Benchmark: what an assessment costs, per axis, and as a multiple of the lexical-only time.
 
-    .venv/bin/python benchmarks/assess_cost.py [--problems HumanEval/0 ...] [--paper] [--plan-programs] [--n-gpu-layers -1]
+    .venv/bin/python benchmarks/assess_cost.py [--problems HumanEval/0 ...] [--paper] [--plan-programs N] [--n-gpu-layers -1]
 
 For each problem the model first writes its greedy solution (the lexical-only cost of the paper:
 one generation with entropies); that solution's function is then assessed as `qualm assess` does
@@ -34,7 +34,8 @@ def main() -> None:
     ap.add_argument("--problems", nargs="+", default=DEFAULT_PROBLEMS)
     ap.add_argument("--paper", action="store_true", help="the paper's plans: N = 10, 512 tokens, no early stop")
     ap.add_argument("--solutions", type=int, default=None, help="functional.n_solutions (default: the settings'; 0: none)")
-    ap.add_argument("--plan-programs", action="store_true", help="algorithmic.plan_programs on: each plan written as code and run on the tests")
+    ap.add_argument("--plan-programs", type=int, default=None, help="algorithmic.plan_programs: how many plans are written as code and run on the tests (default: the settings')")
+    ap.add_argument("--previous-defaults", action="store_true", help="the code's own plan on and no plan written as code: the defaults before issue 23's last change")
     ap.add_argument("--n-gpu-layers", type=int, default=0, help="-1: every layer on the GPU (a CUDA build)")
     args = ap.parse_args()
     overrides: dict = {"model": {"n_gpu_layers": args.n_gpu_layers}}
@@ -42,15 +43,17 @@ def main() -> None:
         overrides["algorithmic"] = {"n_plans": 10, "max_tokens": 512, "stop_after_last_step": False}
     if args.solutions is not None:
         overrides["functional"] = {"n_solutions": args.solutions}
-    if args.plan_programs:
-        overrides["algorithmic"] = {**overrides.get("algorithmic", {}), "plan_programs": True}
+    if args.previous_defaults:
+        overrides["algorithmic"] = {**overrides.get("algorithmic", {}), "candidate_plan": True, "plan_programs": 0}
+    if args.plan_programs is not None:
+        overrides["algorithmic"] = {**overrides.get("algorithmic", {}), "plan_programs": args.plan_programs}
     settings = Settings().with_overrides(**overrides)
     backend = load_model(settings.model)
     problems = read_problems()
     a_set, f_set = settings.algorithmic, settings.functional
     print(
         f"model: {backend.info.name}, {backend.info.detail('threads')} threads, GPU layers {args.n_gpu_layers}; "
-        f"N = {a_set.n_plans} plans of at most {a_set.max_tokens} tokens (stop after the last step: {a_set.stop_after_last_step}; as programs: {a_set.plan_programs}), M = {f_set.n_tests} tests, {f_set.n_solutions} solutions"
+        f"N = {a_set.n_plans} plans of at most {a_set.max_tokens} tokens (stop after the last step: {a_set.stop_after_last_step}; as programs: {a_set.plan_programs}; the code's own plan: {a_set.candidate_plan}), M = {f_set.n_tests} tests, {f_set.n_solutions} solutions (from the plans: {f_set.solutions_from_plans})"
     )
     full, again, ratio = [], [], []
     for tid in args.problems:

@@ -50,6 +50,7 @@ def main() -> None:
     ap.add_argument("rows", type=Path, help="a full run's results (assess_quality.py --axes all)")
     ap.add_argument("--split", default="tune", choices=("tune", "holdout"))
     ap.add_argument("--cache", type=Path, required=True)
+    ap.add_argument("--programs", type=int, default=None, help="only the first this many plans written as code (default: every plan)")
     args = ap.parse_args()
     settings = Settings()
     f = settings.functional
@@ -70,9 +71,9 @@ def main() -> None:
         short = fn.name.split(".")[-1]
         probes = run_probes(fn.program, tests, short, config)
         # the engine's own path (qualm.engine.assessment with algorithmic.plan_programs on)
-        jobs = plan_program_jobs(fn.problem_description, plans[(row["pair_id"], "original")], settings, PYTHON)
+        jobs = plan_program_jobs(fn.problem_description, plans[(row["pair_id"], "original")], settings, PYTHON)[: args.programs]
         programs = check_against_solutions(model(), fn.problem_description, short, probes, settings, PYTHON, config, samples, jobs=jobs, label="programs of the plans")
-        return {"pair_id": row["pair_id"], "side": side, "values": {"plan_agreement": programs.agreement, "plan_weighted": programs.weighted}, "plans_passing": [p.passed for p in programs.solutions]}
+        return {"pair_id": row["pair_id"], "side": side, "values": {"plan_agreement": programs.agreement, "plan_weighted": programs.weighted}, "plans_passing": [p.passed for p in programs.solutions], "shares": [p.agreement for p in programs.solutions]}
 
     done = measured(rows, args.cache, measure, every=5)
     examples, values = [], []
@@ -85,6 +86,13 @@ def main() -> None:
     for name in ("plan_agreement", "plan_weighted"):
         auc, n = auroc_fails(examples, [v.get(name) for v in values])
         print(f"  {name:16} AUROC {auc if auc is not None else float('nan'):.3f} ({n} functions)")
+    # plan_agreement from the first k programs only (algorithmic.plan_programs = k): the mean of
+    # their shares, as qualm.signals.agreement takes it
+    shares = [(done.get((row["pair_id"], side)) or {}).get("shares") for row in rows for side in SIDES]
+    for k in range(1, 1 + max((len(x) for x in shares if x), default=0)):
+        firsts = [[a for a in x[:k] if a is not None] if x else [] for x in shares]
+        auc, n = auroc_fails(examples, [1 - sum(f) / len(f) if f else None for f in firsts])
+        print(f"  plan_agreement from the first {k} program{'s' if k > 1 else ''}: AUROC {auc if auc is not None else float('nan'):.3f} ({n} functions)")
 
 
 if __name__ == "__main__":

@@ -33,6 +33,7 @@ from .chance import PassModel, signals_of, with_derived
 from .chance_fit import Example, Reliability, check_fit_split, fit_pass_model, reliability
 from .engine import SampleCache, assess_function, score_function
 from .engine.calibration import calibration_settings
+from .engine.plan_programs import plan_program_jobs, solutions_of
 from .engine.solutions import check_against_solutions
 from .ensemble import Calibration, new_calibration
 from .lang import PYTHON
@@ -152,8 +153,17 @@ def measure_solutions(backend: ModelBackend, settings: Settings, row: dict, side
         f = settings.functional
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
         probes = run_probes(fn.program, tests, short, config)
-        solved = check_against_solutions(backend, fn.problem_description, short, probes, settings, PYTHON, config, samples, program=fn.program)
+        plans = measured["detail"].get("plans") or []
+        jobs = solutions_of(fn.problem_description, plans, settings, PYTHON)
+        solved = check_against_solutions(backend, fn.problem_description, short, probes, settings, PYTHON, config, samples, program=fn.program, jobs=jobs)
         values = {"functional_weighted": solved.weighted, "agreement": solved.agreement, "differential": solved.differential}
+        if settings.functional.solutions_from_plans and plans:
+            # the plans' programs among them, as an assessment reads them back (SampleCache)
+            programs = check_against_solutions(
+                backend, fn.problem_description, short, probes, settings, PYTHON, config, samples,
+                jobs=plan_program_jobs(fn.problem_description, plans, settings, PYTHON), label="programs of the plans",
+            )
+            values |= {"plan_agreement": programs.agreement, "plan_weighted": programs.weighted}
         detail.update({
             "verdicts_as_measured": [o.status for o in probes.outcomes] == [st for _, st in measured["detail"]["tests"]],
             "solutions": [[x.tokens, x.passed, x.ran, x.agreement] for x in solved.solutions],
@@ -161,6 +171,7 @@ def measure_solutions(backend: ModelBackend, settings: Settings, row: dict, side
             "differential": solved.differential_note,
             "differences": solved.differences[:10],
             "solutions_seconds": solved.seconds,
+            "weights": solved.test_weights,
         })
     return {"pair_id": row["pair_id"], "side": side, "axes": "solutions", "seconds": time.perf_counter() - t0, "values": values, "detail": detail}
 

@@ -98,10 +98,17 @@ class AlgorithmicSettings:
     top_p: float = 0.95
     max_tokens: int = 256  # a plan cut here keeps its steps
     stop_after_last_step: bool = True  # answer_ends.plan_end
-    # Each sampled plan implemented by the model (greedy) and run on the code's tests: whether the
-    # code behaves like the plans (qualm.engine.plan_programs). Off by default: on two CPU cores the
-    # N programs cost more than the rest of the functional axis (README, issue 23).
-    plan_programs: bool = False
+    # How many of the sampled plans (the first with text) the model implements (greedy) to run on
+    # the code's tests: whether the code behaves like the plans (plan_agreement, the candidate-aware
+    # algorithmic signal; qualm.engine.plan_programs). 0: none. On the tune pairs one program told
+    # right from wrong as well as five (AUROC 0.693 against 0.671) for a fifth of their cost (README,
+    # issue 23). Plans already written as solutions (functional.solutions_from_plans) cost nothing.
+    plan_programs: int = 1
+    # The code's own plan (greedy), compared with the sampled plans as text (candidate_distance). At
+    # chance on right/wrong pairs and on the model's own code, and one more sequence in the plans'
+    # batch (about 6 s on two CPU cores): off; the plans' programs see the code instead (README,
+    # issue 23).
+    candidate_plan: bool = False
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,13 @@ class FunctionalSettings:
     # The solutions' code block opens with the function's header (signature and docstring), so the
     # model writes the body only instead of writing the docstring out again.
     solution_body_only: bool = True
+    # The solutions after the first (greedy, from the problem) written from the sampled plans, one
+    # greedy program a plan (qualm.engine.plan_programs): the plans' programs, and with them
+    # plan_agreement, cost no decoding of their own; solution_temperature is then unused. Without
+    # plans (the algorithmic axis off) the solutions come from the problem alone. Off: measured on
+    # the pairs, the plans' programs are worse solutions than those sampled from the problem (the
+    # chance of passing's holdout AUROC 0.834 against 0.866; README, issue 23).
+    solutions_from_plans: bool = False
     # Calls with the tests' literal inputs varied by type, answered by the code and the solutions
     # (qualm.signals.differential); 0 turns it off.
     fuzz_inputs: int = 32
@@ -246,6 +260,7 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "algorithmic.temperature": (0, None),
     "algorithmic.top_p": (0, 1),
     "algorithmic.max_tokens": (16, None),
+    "algorithmic.plan_programs": (0, None),
     "functional.n_tests": (1, None),
     "functional.temperature": (0, None),
     "functional.top_p": (0, 1),

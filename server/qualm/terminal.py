@@ -169,7 +169,8 @@ def assessment_report(a, where: str) -> list:
         out.append(tests)
     sol = a.solutions
     if sol is not None and sol.solutions:
-        own = Text(f"the model's own solutions ({len(sol.solutions)})\n", style="bold")
+        origin = f"; the first from the problem, the other {sol.from_plans} its plans written as code" if sol.from_plans else ""
+        own = Text(f"the model's own solutions ({len(sol.solutions)}{origin})\n", style="bold")
         own.append(f"  {sol.agreement_note}\n  tests weighted by the solutions that pass them: {_fmt(sol.weighted)} ({sol.weighted_note})\n")
         for test, mine, theirs in sol.disagreements[:5]:
             own.append(f"  ≠ {test.replace(chr(10), ' ⏎ ')}: this code gives {mine}, most solutions {theirs}\n")

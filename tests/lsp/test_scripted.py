@@ -47,7 +47,7 @@ def options(script, **sections) -> dict:
     base = {
         "model": {"backend": "scripted", "path": str(script)},
         "generation": {"top_alternatives": 3},
-        "algorithmic": {"n_plans": 2},
+        "algorithmic": {"n_plans": 2, "candidate_plan": True},  # the code's own plan: off by default
         "functional": {"n_tests": 4},
         "editor": {"diagnostic_level": "low"},
     }

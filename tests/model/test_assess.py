@@ -85,7 +85,7 @@ def test_the_plans_as_programs_side_with_the_right_body(backend, small):
     from qualm.engine import SampleCache
 
     samples = SampleCache()
-    on = small.with_overrides(algorithmic={"plan_programs": True}, functional={"n_solutions": 0, "fuzz_inputs": 0})
+    on = small.with_overrides(algorithmic={"plan_programs": 4}, functional={"n_solutions": 0, "fuzz_inputs": 0})
     right = assess_function(backend, find_function(CORRECT, "add"), on, None, samples=samples)
     wrong = assess_function(backend, find_function(WRONG, "add"), on, None, samples=samples)
     assert right.plan_programs is not None and len(right.plan_programs.solutions) == len(right.plans) == 4
@@ -97,8 +97,25 @@ def test_the_plans_as_programs_side_with_the_right_body(backend, small):
     assert wrong.plan_programs.disagreements and "the code answers as the plans' programs on" in wrong.algorithmic.note
 
 
+def test_the_solutions_written_from_the_plans_are_the_plans_programs(backend, small):
+    # functional.solutions_from_plans: the greedy solution and one program a plan; the plans as
+    # programs are then read back from the solutions' decoding. Without the code's own plan.
+    on = small.with_overrides(functional={"solutions_from_plans": True, "n_solutions": 5, "fuzz_inputs": 0}, algorithmic={"candidate_plan": False})
+    right = assess_function(backend, find_function(CORRECT, "add"), on, None)
+    wrong = assess_function(backend, find_function(WRONG, "add"), on, None)
+    for a in (right, wrong):
+        assert len(a.solutions.solutions) == 5 and a.solutions.from_plans == len(a.plan_programs.solutions) == len(a.plans) == 4
+        assert a.plan_programs.reused == 4  # no decoding of their own
+        assert [s.text for s in a.solutions.solutions[1:]] == [s.text for s in a.plan_programs.solutions]
+        assert a.candidate_plan is None and a.candidate_distance is None and a.extra["signals"]["candidate_distance"] is None
+    # add(a, b) is easy: the plans' programs answer as a + b does, not as a - b does
+    assert right.extra["signals"]["plan_agreement"] < wrong.extra["signals"]["plan_agreement"]
+    assert right.extra["signals"]["functional_weighted"] < wrong.extra["signals"]["functional_weighted"]
+
+
 def test_no_solutions_when_they_are_off(backend, small):
-    a = assess_function(backend, find_function(WRONG, "add"), small.with_overrides(functional={"n_solutions": 0}), None)
+    a = assess_function(backend, find_function(WRONG, "add"), small.with_overrides(functional={"n_solutions": 0}, algorithmic={"plan_programs": 0}), None)
+    assert a.plan_programs is None and a.extra["signals"]["plan_agreement"] is None
     assert a.solutions is None and a.functional.available
     assert a.extra["signals"]["agreement"] is None and a.extra["signals"]["functional_weighted"] is None
 
@@ -113,8 +130,9 @@ def test_assessment_has_every_axis_and_detail(correct_and_wrong):
     assert right.ensemble is None and "no calibration" in right.calibration_note
     assert right.sandbox
     assert right.lexical.seconds > 0 and right.algorithmic.seconds > 0 and right.functional.seconds > 0
-    # the plans as programs are off by default: none written, no signal
-    assert right.plan_programs is None and right.extra["signals"]["plan_agreement"] is None
+    # one plan written as code by default, and its signal; the code's own plan is off by default
+    assert len(right.plan_programs.solutions) == 1 and right.extra["signals"]["plan_agreement"] == right.plan_programs.agreement
+    assert right.candidate_plan is None and right.extra["signals"]["candidate_distance"] is None
 
 
 def test_same_seed_same_assessment(backend, small, correct_and_wrong):
@@ -193,9 +211,13 @@ def test_an_axis_with_weight_zero_is_not_computed(backend, small):
     assert a.functional.available and a.tests
     model.batches.clear()
     b = assess_function(model, fn, small.with_overrides(ensemble={"weights": [0.2, 0.4, 0.0]}), None)
-    assert model.batches == [["plan_generation"] * 4 + ["candidate_plan"]]  # N plans, then the code's own
+    assert model.batches == [["plan_generation"] * 4]  # N plans (the code's own plan is off by default)
     assert b.functional.raw is None and b.functional.note.startswith("off") and b.tests == [] and b.tests_raw == ""
-    assert b.algorithmic.available and len(b.plans) == 4 and b.candidate_plan is not None
+    assert b.algorithmic.available and len(b.plans) == 4 and b.candidate_plan is None
+    model.batches.clear()
+    c = assess_function(model, fn, small.with_overrides(ensemble={"weights": [0.2, 0.4, 0.0]}, algorithmic={"candidate_plan": True}), None)
+    assert model.batches == [["plan_generation"] * 4 + ["candidate_plan"]]  # N plans, then the code's own
+    assert c.candidate_plan is not None and c.candidate_distance is not None
 
 
 def test_cli_assess_json(tmp_path):

@@ -19,4 +19,24 @@ def test_each_plan_with_text_becomes_one_greedy_program_under_the_functions_head
         assert prompt.assistant_prefix.endswith(PROBLEM)
         assert options.temperature == 0.0 and options.max_tokens == settings.functional.solution_max_tokens
     assert jobs[0][0].name == "plan_program"
-    assert not Settings().algorithmic.plan_programs  # off by default (its cost on a CPU)
+    assert Settings().algorithmic.plan_programs == 1  # one program by default (its cost on a CPU)
+
+
+def test_solutions_from_the_plans_are_the_greedy_solution_then_the_plans_programs():
+    from qualm.engine.plan_programs import solutions_of
+    from qualm.engine.solutions import solution_jobs
+
+    plans = ["1. Add a and b.", "", "1. Return b + a.", "1. Sum them."]
+    off = Settings().with_overrides(functional={"n_solutions": 3, "solutions_from_plans": False})
+    assert solutions_of(PROBLEM, plans, off, PYTHON) == solution_jobs(PROBLEM, off, PYTHON)
+    on = off.with_overrides(functional={"solutions_from_plans": True})
+    assert not Settings().functional.solutions_from_plans and not Settings().algorithmic.candidate_plan  # the defaults
+    jobs = solutions_of(PROBLEM, plans, on, PYTHON)
+    # the first is the greedy solution of the problem, the rest the first plans' programs, n_solutions in all
+    assert jobs[0] == solution_jobs(PROBLEM, on, PYTHON)[0]
+    assert jobs[1:] == plan_program_jobs(PROBLEM, plans, on, PYTHON)[:2]
+    assert [p.user.split("Follow this plan:\n")[-1] for p, _ in jobs[1:]] == ["1. Add a and b.", "1. Return b + a."]
+    # no plan with text (the algorithmic axis off or failed): the solutions of the problem alone
+    assert solutions_of(PROBLEM, ["", " "], on, PYTHON) == solution_jobs(PROBLEM, on, PYTHON)
+    # no solutions at all stays no solutions
+    assert solutions_of(PROBLEM, plans, on.with_overrides(functional={"n_solutions": 0}), PYTHON) == []

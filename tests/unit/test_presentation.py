@@ -126,6 +126,9 @@ def test_the_hover_shows_how_the_model_solutions_weigh_each_test_and_where_they_
     assert "**The model's own solutions** (4): the code answers as the model's own solutions do on 50%" in text
     assert "tests weighted by them: 0.250" in text
     assert "`assert f(2) == 3`: this code gives `4`, most of the model's solutions `2`" in text
+    # where the solutions after the first are the plans' programs, the section says so
+    from_plans = assessment_hover(replace(assessment(0.62), solutions=replace(solved, from_plans=3)))
+    assert "**The model's own solutions** (4; the first from the problem, the other 3 its sampled plans written as code): the code answers" in from_plans
     # without solutions, the self-tests are listed without counts
     assert "(4/4)" not in assessment_hover(assessment(0.62))
     # the varied inputs: said only when they ran, with where the code differs

@@ -28,7 +28,7 @@ from ..signals.swaps import SwapResult
 from ..trace import Trace
 from .calibration import calibration_settings
 from .document import Document
-from .plan_programs import plan_program_jobs
+from .plan_programs import plan_program_jobs, solutions_of
 from .samples import SampleCache, decode_with_cache
 from .scoring import score_function
 from .solutions import SolutionsResult, check_against_solutions
@@ -154,6 +154,8 @@ def assess_function(
     only the code's own plan."""
     progress = progress or _no_progress
     cancel = cancel or CancelToken()
+    # within one call too: the plans' programs, when they are the solutions, are read back from it
+    samples = samples if samples is not None else SampleCache()
     t_start = time.perf_counter()
     problem = fn.problem_description
     seed = settings.generation.seed
@@ -191,7 +193,8 @@ def assess_function(
     ]
     # The code's own plan (greedy): the sampled plans are written from the problem alone and cannot
     # see the code; this one can, so the axis also says how far the code is from them.
-    if want_algo:
+    want_own = want_algo and a.candidate_plan
+    if want_own:
         plan_jobs.append((replace(prompts.candidate_plan(problem, fn.source, language.fence), ends=plan_ends), GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=seed, top_alternatives=1)))
     test_jobs = [
         (replace(prompts.test_generation(problem, f.n_tests), ends=tests_end(f.n_tests)), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
@@ -201,12 +204,12 @@ def assess_function(
     reused: list[bool] = []
     if plan_jobs or test_jobs:
         stage = "algorithmic" if plan_jobs else "functional"
-        what = " and ".join(x for x in (f"{a.n_plans} plans and the code's own" if plan_jobs else "", f"{f.n_tests} tests" if test_jobs else "") if x)
+        what = " and ".join(x for x in ((f"{a.n_plans} plans and the code's own" if want_own else f"{a.n_plans} plans") if plan_jobs else "", f"{f.n_tests} tests" if test_jobs else "") if x)
         progress(stage, f"sampling {what}")
         jobs = plan_jobs + test_jobs
         # Everything but the code's own plan depends on the problem alone.
         cacheable = [True] * len(jobs)
-        if want_algo:
+        if want_own:
             cacheable[len(plan_jobs) - 1] = False
         traces, reused = decode_with_cache(
             jobs,
@@ -221,7 +224,7 @@ def assess_function(
     # The batch's time is split by the share of the tokens decoded now (reused samples cost nothing).
     fresh = [len(t.tokens) if not r else 0 for t, r in zip(traces, reused)]
     plan_share = sum(fresh[: len(plan_traces)]) / max(1, sum(fresh))
-    own_trace = plan_traces.pop() if want_algo else None
+    own_trace = plan_traces.pop() if want_own else None
 
     t0 = time.perf_counter()
     rouge = StepRouge()
@@ -265,17 +268,25 @@ def assess_function(
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
         if result.report is not None:
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
+        plan_texts = [t.text for t in plan_traces]
         if result.probes is not None and f.n_solutions > 0:
-            solved = check_against_solutions(backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program)
+            solution_jobs = solutions_of(problem, plan_texts, settings, language)
+            solved = check_against_solutions(
+                backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program,
+                jobs=solution_jobs,
+            )
+            solved = replace(solved, from_plans=sum(p.name == "plan_program" for p, _ in solution_jobs) if solved.solutions else 0)
             _check(cancel)
             if solved.weighted is not None:
                 func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"
-        if result.probes is not None and a.plan_programs and plan_traces:
-            # the algorithmic axis's plans as programs: does the code behave like them?
+        # the algorithmic axis's plans as programs: does the code behave like them? Those written as
+        # the solutions (functional.solutions_from_plans) and their runs come back from ``samples``.
+        program_jobs = plan_program_jobs(problem, plan_texts, settings, language)[: max(a.plan_programs, solved.from_plans if solved is not None else 0)]
+        if result.probes is not None and program_jobs:
             t1 = time.perf_counter()
             programs = check_against_solutions(
                 backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress,
-                jobs=plan_program_jobs(problem, [t.text for t in plan_traces], settings, language), label="programs of the plans",
+                jobs=program_jobs, label="programs of the plans",
             )
             _check(cancel)
             plan_program_seconds = time.perf_counter() - t1

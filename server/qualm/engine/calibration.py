@@ -35,6 +35,8 @@ def calibration_settings(settings: Settings) -> dict:
         "n_solutions": settings.functional.n_solutions,
         "solution_temperature": settings.functional.solution_temperature,
         "solution_body_only": settings.functional.solution_body_only,
+        "solutions_from_plans": settings.functional.solutions_from_plans,
+        "candidate_plan": a.candidate_plan,  # one more sequence in the plans' batch
         "swap_positions": settings.functional.swap_positions,
         "swap_alternatives": settings.functional.swap_alternatives,
         "swap_floor": settings.functional.swap_floor,

@@ -12,7 +12,8 @@ compared with them (:mod:`qualm.signals.agreement`, the programs in the solution
   programs that pass it.
 
 The programs depend on the problem and the plan alone, so they are kept with the plans between
-assessments (``SampleCache``). On by ``algorithmic.plan_programs``.
+assessments (``SampleCache``). On by ``algorithmic.plan_programs`` (programs beside the model's
+solutions) or ``functional.solutions_from_plans`` (the programs are the solutions after the first).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from ..lang import Language
 from ..model import GenerationOptions
 from ..settings import Settings
 from .samples import Job
-from .solutions import solution_start
+from .solutions import solution_jobs, solution_start
 
 PLAN_PROGRAM_SEED = 3000  # added to the generation seed (greedy, so only a cache key's part)
 
@@ -35,3 +36,12 @@ def plan_program_jobs(problem: str, plans: Sequence[str], settings: Settings, la
     start = solution_start(problem, settings)
     options = GenerationOptions(max_tokens=f.solution_max_tokens, temperature=0.0, seed=settings.generation.seed + PLAN_PROGRAM_SEED, top_alternatives=1)
     return [(prompts.plan_program(problem, plan, language.display_name, language.fence, start), options) for plan in plans if plan.strip()]
+
+
+def solutions_of(problem: str, plans: Sequence[str], settings: Settings, language: Language) -> list[Job]:
+    """The model's solutions as an assessment decodes them: with ``functional.solutions_from_plans``
+    the greedy one from the problem and then the plans' programs (at most ``n_solutions`` in all),
+    else the solutions from the problem alone. No plan with text: the solutions from the problem."""
+    jobs = solution_jobs(problem, settings, language)
+    programs = plan_program_jobs(problem, plans, settings, language) if settings.functional.solutions_from_plans else []
+    return jobs[:1] + programs[: len(jobs) - 1] if programs and jobs else jobs

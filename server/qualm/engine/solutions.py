@@ -55,6 +55,7 @@ class SolutionsResult:
     differential: float | None = None
     differential_note: str = "off"
     differences: list[tuple[str, str, str]] = field(default_factory=list)  # (call, the code's answer, the solutions' majority)
+    from_plans: int = 0  # how many of the solutions are the sampled plans written as code (functional.solutions_from_plans)
 
 
 def solution_start(problem: str, settings: Settings) -> str:

@@ -134,7 +134,8 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
             share = f" ({round(weights[i] * len(sol.solutions))}/{len(sol.solutions)})" if weights is not None and sol is not None else ""
             lines.append(f"- {mark} `{code}`{share}" + ("" if t.status == "passed" else f" — {t.status}: {t.message}"))
     if sol is not None and sol.solutions:
-        lines.append(f"\n**The model's own solutions** ({len(sol.solutions)}): {sol.agreement_note}; tests weighted by them: {_num(sol.weighted)} ({sol.weighted_note})\n")
+        origin = f"; the first from the problem, the other {sol.from_plans} its sampled plans written as code" if sol.from_plans else ""
+        lines.append(f"\n**The model's own solutions** ({len(sol.solutions)}{origin}): {sol.agreement_note}; tests weighted by them: {_num(sol.weighted)} ({sol.weighted_note})\n")
         for test, mine, theirs in sol.disagreements[:5]:
             lines.append(f"- `{test.replace(chr(10), ' ⏎ ')}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
         if sol.differential_note != "off":
