@@ -106,7 +106,7 @@ class AlgorithmicSettings:
     plan_programs: int = 1
     # The code's own plan (greedy), compared with the sampled plans as text (candidate_distance). At
     # chance on right/wrong pairs and on the model's own code, and one more sequence in the plans'
-    # batch (about 6 s on two CPU cores): off; the plans' programs see the code instead (README,
+    # batch (about 7 s on two CPU cores): off; the plans' programs see the code instead (README,
     # issue 23).
     candidate_plan: bool = False
 

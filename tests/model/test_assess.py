@@ -94,7 +94,9 @@ def test_the_plans_as_programs_side_with_the_right_body(backend, small):
     # add(a, b) is easy: the plans' programs answer as a + b does, not as a - b does
     assert right.extra["signals"]["plan_agreement"] < wrong.extra["signals"]["plan_agreement"]
     assert wrong.extra["signals"]["plan_agreement"] == wrong.plan_programs.agreement
-    assert wrong.plan_programs.disagreements and "the code answers as the plans' programs on" in wrong.algorithmic.note
+    # (where a plan says "subtract", its program does: a majority against the code is not assured,
+    # so the listed disagreements are not asserted here; test_presentation.py covers their words)
+    assert not right.plan_programs.disagreements and "the code answers as the plans' programs on" in wrong.algorithmic.note
 
 
 def test_the_solutions_written_from_the_plans_are_the_plans_programs(backend, small):
