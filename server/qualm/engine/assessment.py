@@ -149,9 +149,9 @@ def assess_function(
     cancel: CancelToken | None = None,
     samples: SampleCache | None = None,
 ) -> Assessment:
-    """``samples`` keeps the plans and tests, which depend on the problem alone, between calls: a
-    second assessment of the same problem (the function edited, or another version of it) decodes
-    only the code's own plan."""
+    """``samples`` keeps the plans, tests, solutions and plans' programs, which depend on the problem
+    alone, between calls: a second assessment of the same problem (the function edited, or another
+    version of it) decodes nothing new but the code's own plan, where that is on."""
     progress = progress or _no_progress
     cancel = cancel or CancelToken()
     # within one call too: the plans' programs, when they are the solutions, are read back from it
@@ -191,8 +191,9 @@ def assess_function(
         (plan_prompt, GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
         for i in range(a.n_plans if want_algo else 0)
     ]
-    # The code's own plan (greedy): the sampled plans are written from the problem alone and cannot
-    # see the code; this one can, so the axis also says how far the code is from them.
+    # The code's own plan (greedy; algorithmic.candidate_plan, off by default: at chance on every
+    # measurement): the sampled plans are written from the problem alone and cannot see the code;
+    # this one can, so the axis also says how far the code is from them.
     want_own = want_algo and a.candidate_plan
     if want_own:
         plan_jobs.append((replace(prompts.candidate_plan(problem, fn.source, language.fence), ends=plan_ends), GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=seed, top_alternatives=1)))
