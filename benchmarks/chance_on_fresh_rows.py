@@ -15,8 +15,7 @@ from pathlib import Path
 
 from fit_chance import with_extra, with_lexical
 
-from qualm.calibrate_pairs import auroc_fails, examples_of, read_pairs, read_results
-from qualm.chance_fit import reliability
+from qualm.calibrate_pairs import auroc_fails, examples_of, holdout_quality, read_pairs, read_results
 from qualm.ensemble import Calibration
 
 HERE = Path(__file__).resolve().parent
@@ -37,11 +36,8 @@ def main() -> None:
     )
     for name, results in (("stored rows (earlier defaults)", stored), ("fresh rows (today's defaults)", read_results(args.fresh))):
         examples = examples_of(rows, results)
-        chances = [model.probability(e.signals) for e in examples]
-        auc, _ = auroc_fails(examples, [None if p is None else 1 - p for p in chances])
-        kept = [(p, e.passed) for p, e in zip(chances, examples) if p is not None]
-        rel = reliability([p for p, _ in kept], [y for _, y in kept])
-        print(f"{name}: {len(examples)} functions; the shipped chance of passing: AUROC {auc:.3f}, Brier {rel.brier:.3f}, ECE {rel.ece:.3f}")
+        q = holdout_quality(model, examples)
+        print(f"{name}: {len(examples)} functions; the shipped chance of passing: AUROC {q.auroc:.3f}, Brier {q.reliability.brier:.3f}, ECE {q.reliability.ece:.3f}")
         for signal in ("functional_weighted", "swap_gain", "plan_agreement", "lexical.all.blended_surprisal"):
             a, n = auroc_fails(examples, [e.signals.get(signal) for e in examples])
             print(f"  {signal:32} {'-' if a is None else f'{a:.3f}'} ({n})")

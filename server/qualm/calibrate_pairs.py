@@ -33,7 +33,7 @@ from .chance import PassModel, signals_of, with_derived
 from .chance_fit import Example, Reliability, check_fit_split, fit_pass_model, reliability
 from .engine import SampleCache, assess_function, score_function
 from .engine.calibration import calibration_settings
-from .engine.plan_programs import plan_program_jobs, solutions_of
+from .engine.plan_programs import checked_programs, programs_among, solutions_of
 from .engine.solutions import check_against_solutions
 from .ensemble import Calibration, new_calibration
 from .lang import PYTHON
@@ -157,11 +157,11 @@ def measure_solutions(backend: ModelBackend, settings: Settings, row: dict, side
         jobs = solutions_of(fn.problem_description, plans, settings, PYTHON)
         solved = check_against_solutions(backend, fn.problem_description, short, probes, settings, PYTHON, config, samples, program=fn.program, jobs=jobs)
         values = {"functional_weighted": solved.weighted, "agreement": solved.agreement, "differential": solved.differential}
-        if settings.functional.solutions_from_plans and plans:
+        if among := programs_among(jobs):
             # the plans' programs among them, as an assessment reads them back (SampleCache)
             programs = check_against_solutions(
                 backend, fn.problem_description, short, probes, settings, PYTHON, config, samples,
-                jobs=plan_program_jobs(fn.problem_description, plans, settings, PYTHON), label="programs of the plans",
+                jobs=checked_programs(fn.problem_description, plans, settings, PYTHON, among), label="programs of the plans",
             )
             values |= {"plan_agreement": programs.agreement, "plan_weighted": programs.weighted}
         detail.update({

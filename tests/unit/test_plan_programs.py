@@ -40,3 +40,19 @@ def test_solutions_from_the_plans_are_the_greedy_solution_then_the_plans_program
     assert solutions_of(PROBLEM, ["", " "], on, PYTHON) == solution_jobs(PROBLEM, on, PYTHON)
     # no solutions at all stays no solutions
     assert solutions_of(PROBLEM, plans, on.with_overrides(functional={"n_solutions": 0}), PYTHON) == []
+
+
+def test_the_programs_an_assessment_checks_are_the_settings_count_or_those_among_the_solutions():
+    from qualm.engine.plan_programs import checked_programs, programs_among, solutions_of
+
+    plans = ["1. Add a and b.", "1. Return b + a.", "1. Sum them."]
+    settings = Settings().with_overrides(functional={"n_solutions": 3})
+    assert programs_among(solutions_of(PROBLEM, plans, settings, PYTHON)) == 0
+    assert checked_programs(PROBLEM, plans, settings, PYTHON) == plan_program_jobs(PROBLEM, plans, settings, PYTHON)[:1]  # the default 1
+    on = settings.with_overrides(functional={"solutions_from_plans": True})
+    among = programs_among(solutions_of(PROBLEM, plans, on, PYTHON))
+    assert among == 2  # the greedy solution and two programs
+    # those among the solutions, not fewer, and the same jobs (so they come back from the cache)
+    assert checked_programs(PROBLEM, plans, on, PYTHON, among) == solutions_of(PROBLEM, plans, on, PYTHON)[1:]
+    assert len(checked_programs(PROBLEM, plans, on.with_overrides(algorithmic={"plan_programs": 3}), PYTHON, among)) == 3
+    assert checked_programs(PROBLEM, plans, settings.with_overrides(algorithmic={"plan_programs": 0}), PYTHON) == []

@@ -18,7 +18,7 @@ from .. import prompts
 from ..answer_ends import plan_end, tests_end
 from ..chance import LEXICAL_SIGNAL_WORDS, signals_of
 from ..ensemble import Calibration, ensemble
-from ..lang import FunctionSource, language_named
+from ..lang import FunctionSource, Language, language_named
 from ..model import CancelToken, GenerationOptions, ModelBackend, TeacherForcingUnavailable
 from ..settings import Settings
 from ..signals.algorithmic import StepRouge, algorithmic_uncertainty, candidate_distance
@@ -28,8 +28,8 @@ from ..signals.swaps import SwapResult
 from ..trace import Trace
 from .calibration import calibration_settings
 from .document import Document
-from .plan_programs import plan_program_jobs, solutions_of
-from .samples import SampleCache, decode_with_cache
+from .plan_programs import checked_programs, programs_among, solutions_of
+from .samples import Job, SampleCache, decode_with_cache
 from .scoring import score_function
 from .solutions import SolutionsResult, check_against_solutions
 from .swaps import check_swaps
@@ -183,23 +183,8 @@ def assess_function(
     language = language_named(fn.language)
     want_algo, want_func = weights["algorithmic"] > 0, weights["functional"] > 0 and language.runs_tests
     a, f = settings.algorithmic, settings.functional
-    # Decoding stops where the used part of an answer ends: a plan after its last step (a setting),
-    # the test list after its M-th assert (only M are run, so that never changes the axis).
-    plan_ends = plan_end if a.stop_after_last_step else None
-    plan_prompt = replace(prompts.plan_generation(problem), ends=plan_ends)
-    plan_jobs = [
-        (plan_prompt, GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
-        for i in range(a.n_plans if want_algo else 0)
-    ]
-    # The code's own plan (greedy; algorithmic.candidate_plan, off by default: at chance on every
-    # measurement): the sampled plans are written from the problem alone and cannot see the code;
-    # this one can, so the axis also says how far the code is from them.
-    want_own = want_algo and a.candidate_plan
-    if want_own:
-        plan_jobs.append((replace(prompts.candidate_plan(problem, fn.source, language.fence), ends=plan_ends), GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=seed, top_alternatives=1)))
-    test_jobs = [
-        (replace(prompts.test_generation(problem, f.n_tests), ends=tests_end(f.n_tests)), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
-    ] if want_func else []
+    plan_jobs, test_jobs = sampling_jobs(problem, fn.source, settings, language, want_algo, want_func)
+    want_own = want_algo and a.candidate_plan  # the code's own plan is the last plan job
     t0 = time.perf_counter()
     traces: list[Trace] = []
     reused: list[bool] = []
@@ -276,13 +261,13 @@ def assess_function(
                 backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program,
                 jobs=solution_jobs,
             )
-            solved = replace(solved, from_plans=sum(p.name == "plan_program" for p, _ in solution_jobs) if solved.solutions else 0)
+            solved = replace(solved, from_plans=programs_among(solution_jobs) if solved.solutions else 0)
             _check(cancel)
             if solved.weighted is not None:
                 func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"
         # the algorithmic axis's plans as programs: does the code behave like them? Those written as
         # the solutions (functional.solutions_from_plans) and their runs come back from ``samples``.
-        program_jobs = plan_program_jobs(problem, plan_texts, settings, language)[: max(a.plan_programs, solved.from_plans if solved is not None else 0)]
+        program_jobs = checked_programs(problem, plan_texts, settings, language, solved.from_plans if solved is not None else 0)
         if result.probes is not None and program_jobs:
             t1 = time.perf_counter()
             programs = check_against_solutions(
@@ -360,6 +345,29 @@ def assess_function(
         swaps=swapped,
         plan_programs=programs,
     )
+
+
+def sampling_jobs(problem: str, source: str, settings: Settings, language: Language, plans: bool, tests: bool) -> tuple[list[Job], list[Job]]:
+    """An assessment's first batch: the N sampled plans, then the code's own plan
+    (``algorithmic.candidate_plan``), and the test list; none for an axis that is not computed."""
+    a, f, seed = settings.algorithmic, settings.functional, settings.generation.seed
+    # Decoding stops where the used part of an answer ends: a plan after its last step (a setting),
+    # the test list after its M-th assert (only M are run, so that never changes the axis).
+    plan_ends = plan_end if a.stop_after_last_step else None
+    plan_prompt = replace(prompts.plan_generation(problem), ends=plan_ends)
+    plan_jobs = [
+        (plan_prompt, GenerationOptions(max_tokens=a.max_tokens, temperature=a.temperature, top_p=a.top_p, seed=seed + i, top_alternatives=1))
+        for i in range(a.n_plans if plans else 0)
+    ]
+    # The code's own plan (greedy; off by default: at chance on every measurement): the sampled plans
+    # are written from the problem alone and cannot see the code; this one can, so the axis also
+    # says how far the code is from them.
+    if plans and a.candidate_plan:
+        plan_jobs.append((replace(prompts.candidate_plan(problem, source, language.fence), ends=plan_ends), GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=seed, top_alternatives=1)))
+    test_jobs = [
+        (replace(prompts.test_generation(problem, f.n_tests), ends=tests_end(f.n_tests)), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
+    ] if tests else []
+    return plan_jobs, test_jobs
 
 
 def _chance(calibration: Calibration | None, signals: dict[str, float | None], model: str) -> tuple[float | None, str]:

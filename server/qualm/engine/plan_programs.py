@@ -45,3 +45,15 @@ def solutions_of(problem: str, plans: Sequence[str], settings: Settings, languag
     jobs = solution_jobs(problem, settings, language)
     programs = plan_program_jobs(problem, plans, settings, language) if settings.functional.solutions_from_plans else []
     return jobs[:1] + programs[: len(jobs) - 1] if programs and jobs else jobs
+
+
+def programs_among(jobs: Sequence[Job]) -> int:
+    """How many of ``jobs`` (the solutions' jobs of :func:`solutions_of`) are plans' programs."""
+    return sum(prompt.name == "plan_program" for prompt, _ in jobs)
+
+
+def checked_programs(problem: str, plans: Sequence[str], settings: Settings, language: Language, among_solutions: int = 0) -> list[Job]:
+    """The plans' programs an assessment runs the code's tests against: the first
+    ``algorithmic.plan_programs``, or every one among the solutions where those are more (decoded
+    with the solutions, they come back from the ``SampleCache``)."""
+    return plan_program_jobs(problem, plans, settings, language)[: max(settings.algorithmic.plan_programs, among_solutions)]
