@@ -1,6 +1,7 @@
 """Benchmark: how well each signal tells a right function from the same function with one wrong edit.
 
     .venv/bin/python benchmarks/assess_quality.py [--split tune] [--axes lexical|all] [--limit N] [--stride K]
+        [--pairs-of RESULTS.jsonl] [--using-definitions]
 
 Reads benchmarks/data/mutant-pairs.jsonl (benchmarks/build_mutants.py: a reference solution of
 HumanEval or MBPP 511-974 and a one-edit mutant that fails the official tests). Both functions of
@@ -21,9 +22,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from qualm.calibrate_pairs import auroc_fails, examples_of, measure_pairs, read_pairs
+from qualm.calibrate_pairs import auroc_fails, examples_of, measure_pairs, prepared, read_pairs, read_results
 from qualm.chance import PassModel
 from qualm.engine import calibration_for
+from qualm.lang import PYTHON
 from qualm.model import load_model
 from qualm.settings import Settings
 
@@ -67,9 +69,16 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None, help="the first N pairs of the split")
     ap.add_argument("--stride", type=int, default=1, help="every k-th pair only (a quicker look across both data sets)")
     ap.add_argument("--cache", type=Path, default=None, help="results file (default: benchmarks/out/assess-quality-<split>-<axes>.jsonl)")
+    ap.add_argument("--pairs-of", type=Path, default=None, help="only the pairs a results file holds (to measure them again)")
+    ap.add_argument("--using-definitions", action="store_true", help="only pairs whose function uses another definition of its file (a helper, a class, a constant)")
     ap.add_argument("--n-gpu-layers", type=int, default=0)
     args = ap.parse_args()
     rows = read_pairs(DATA, args.split, args.stride, args.limit)
+    if args.pairs_of is not None:
+        wanted = {pair_id for pair_id, _ in read_results(args.pairs_of)}
+        rows = [r for r in rows if r["pair_id"] in wanted]
+    if args.using_definitions:
+        rows = [r for r in rows if PYTHON.find_function(prepared(r["original"], r), r["entry_point"]).support_names]
     cache = args.cache or HERE / "out" / f"assess-quality-{args.split}-{args.axes}.jsonl"
     settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers})
     backend = load_model(settings.model)

@@ -74,3 +74,13 @@ def test_off_and_without_tests():
     fn = PYTHON.find_function("def add(a, b):\n    return a - b\n", "add")
     none = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), [], [], None, Settings(), CONFIG, PYTHON.parses)
     assert none.uncertainty is None
+
+
+def test_the_function_and_its_swaps_run_with_the_definitions_of_the_file_it_uses():
+    # without OFFSET (and `same`) in the program every test would error on a NameError
+    text = "OFFSET = 0\n\n\ndef same(x):\n    return x + OFFSET\n\n\ndef add(a, b):\n    return same(a) - b\n"
+    fn = PYTHON.find_function(text, "add")
+    statuses = [o.status for o in run_tests(fn.program, TESTS, CONFIG).outcomes]
+    assert statuses == ["failed", "passed", "failed"]
+    result = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), TESTS, statuses, None, Settings(), CONFIG, PYTHON.parses)
+    assert result.best is not None and result.best.statuses == ("passed", "passed", "passed")

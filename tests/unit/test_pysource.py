@@ -1,3 +1,5 @@
+import math
+
 import pytest
 
 from qualm.lang import PYTHON, SourceError
@@ -97,3 +99,69 @@ def test_with_docstring_puts_the_task_under_the_signature():
     assert with_docstring(documented, "f", "Task.") == documented
     assert with_docstring("def f(x): return x\n", "f", "Task.") == "def f(x): return x\n"
     assert with_docstring(documented, "g", "Task.") == documented
+
+
+HELPERS = '''import math
+
+LIMIT = 10
+SCALE = LIMIT * 2
+
+
+def unused():
+    return UNUSED
+
+
+UNUSED = 3
+
+
+def decorate(f):
+    return f
+
+
+@decorate
+def helper(x):
+    return x * SCALE
+
+
+class Box:
+    def __init__(self, v):
+        self.v = v
+
+
+def target(a):
+    b = helper(a) + math.pi
+    return Box(b) if a else target(a - 1)
+
+
+if __name__ == "__main__":
+    print(target(3))
+'''
+
+
+def test_the_program_carries_the_module_definitions_the_function_uses():
+    fn = find_function(HELPERS, "target")
+    # helper reads SCALE and its decorator, SCALE reads LIMIT; unused, UNUSED and the __main__ block
+    # are not read, and target itself (recursive) is the function
+    assert fn.support_names == ("Box", "LIMIT", "SCALE", "decorate", "helper")
+    assert fn.program == (
+        "import math\n\nLIMIT = 10\nSCALE = LIMIT * 2\ndef decorate(f):\n    return f\n"
+        "@decorate\ndef helper(x):\n    return x * SCALE\n"
+        "class Box:\n    def __init__(self, v):\n        self.v = v\n\n" + fn.source
+    )
+    assert fn.problem_description == "import math\n\ndef target(a):\n"  # the prompt is unchanged
+    namespace: dict = {}
+    exec(fn.program, namespace)  # the fixture above, not untrusted code
+    assert namespace["target"](1).v == pytest.approx(20 + math.pi)
+
+
+def test_a_function_that_uses_no_definition_runs_alone():
+    fn = find_function(HELPERS, "decorate")
+    assert fn.support == "" and fn.support_names == ()
+    assert fn.program == "import math\n\n" + fn.source
+    assert fn.program_with("def decorate(f):\n    return None\n") == "import math\n\ndef decorate(f):\n    return None\n"
+
+
+def test_methods_and_nested_functions_carry_nothing():
+    # their tests do not run (a method needs its class), so nothing is gathered for them
+    assert find_function(SRC, "K.method").support == ""
+    assert find_function(SRC, "K.other.inner").support == ""

@@ -228,7 +228,8 @@ def assess_function(
         algo_note = f"unavailable: only {algo.plans_used} plan(s) had numbered steps"
     algo_seconds = sampling_seconds * plan_share + (time.perf_counter() - t0)
 
-    # Functional: the model's tests against the function's own source and the file's imports.
+    # Functional: the model's tests against the function's own source, the file's imports and the
+    # file's definitions it uses.
     t0 = time.perf_counter()
     short_name = fn.name.split(".")[-1]
     # A test that never calls the function passes any candidate: left out here (the evaluation
@@ -252,6 +253,8 @@ def assess_function(
         result = functional_uncertainty(fn.program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=short_name)
         _check(cancel)
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
+        if fn.support_names and result.report is not None:
+            func_note += f"; run with {_listed(fn.support_names)} from the file"
         if result.report is not None:
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
         plan_texts = [t.text for t in plan_traces]
@@ -389,6 +392,14 @@ def _chance(calibration: Calibration | None, signals: dict[str, float | None], m
     if missing:
         note += f"; without {', '.join(missing)} (taken at its average)"
     return p, note
+
+
+def _listed(names: tuple[str, ...], most: int = 4) -> str:
+    """`a`, `b` and `c`; past ``most`` names, `a`, `b`, `c`, `d` and 3 more."""
+    quoted = [f"`{n}`" for n in names]
+    if len(quoted) > most:
+        return ", ".join(quoted[:most]) + f" and {len(quoted) - most} more"
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def _check(cancel: CancelToken) -> None:

@@ -45,7 +45,7 @@ def check_swaps(
     swaps = token_swaps(trace, fn.source, fn.body_offset, f.swap_positions, f.swap_alternatives, f.swap_floor, parses)
 
     def run(source: str) -> list[str]:
-        report = run_tests(fn.imports + "\n" + source, list(tests), config, should_stop=cancel.or_after(2 * config.timeout))
+        report = run_tests(fn.program_with(source), list(tests), config, should_stop=cancel.or_after(2 * config.timeout))
         return [o.status for o in report.outcomes]
 
     try:

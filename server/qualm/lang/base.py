@@ -37,6 +37,11 @@ class FunctionSource:
     body_offset: int  # character offset in ``source`` where the body after the docstring starts
     imports: str  # the file's top-level import statements
     language: str = "python"  # the registry name of the language it was found in
+    # The file's module-level definitions the function uses, directly or through each other
+    # (helper functions, classes, constants), in file order: without them its tests fail on a
+    # NameError that says nothing about the function.
+    support: str = ""
+    support_names: tuple[str, ...] = ()
 
     @property
     def problem_description(self) -> str:
@@ -45,8 +50,12 @@ class FunctionSource:
 
     @property
     def program(self) -> str:
-        """What the sandbox runs: the function with the file's imports."""
-        return self.imports + "\n" + self.source
+        """What the sandbox runs: the function with the file's imports and the definitions it uses."""
+        return self.program_with(self.source)
+
+    def program_with(self, source: str) -> str:
+        """The program with ``source`` (another version of the function) in the function's place."""
+        return self.imports + "\n" + (self.support + "\n" if self.support else "") + source
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from dataclasses import replace
 
 from ..base import FunctionSource, SourceError
 
@@ -33,6 +34,58 @@ def module_imports(tree: ast.Module, lines: list[str]) -> str:
     return "\n".join(out) + ("\n" if out else "")
 
 
+_Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | ast.Assign | ast.AnnAssign | ast.AugAssign
+
+
+def module_definitions(tree: ast.Module) -> dict[str, list[_Definition]]:
+    """The names a module's top level defines with a def, a class or an assignment, and where.
+    Other top-level statements (a loop, a call, ``if __name__ == ...``) are not run with a function."""
+    defined: dict[str, list[_Definition]] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, ast.Assign):
+            names = [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)) and isinstance(node.target, ast.Name) and (not isinstance(node, ast.AnnAssign) or node.value is not None):
+            names = [node.target.id]
+        else:
+            continue
+        for name in names:
+            defined.setdefault(name, []).append(node)
+    return defined
+
+
+def _names_read(node: ast.AST) -> set[str]:
+    # every name the node loads, locals included: a local that shadows a module name only brings
+    # in a definition that is not needed, which runs harmlessly
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def support_of(node: ast.AST, tree: ast.Module, lines: list[str]) -> tuple[str, tuple[str, ...]]:
+    """The module-level definitions ``node`` reads, directly or through each other, as source text
+    in file order, and their names. ``node`` itself is left out (a recursive function)."""
+    defined = module_definitions(tree)
+    wanted: list[str] = sorted(_names_read(node))
+    chosen: dict[int, _Definition] = {}
+    names: set[str] = set()
+    while wanted:
+        name = wanted.pop()
+        for d in defined.get(name, []):
+            if d is node or id(d) in chosen:
+                continue
+            chosen[id(d)] = d
+            names.add(name)
+            wanted.extend(_names_read(d) - names)
+    spans = sorted({(_first_line(d), d.end_lineno or d.lineno) for d in chosen.values()})
+    text = "".join("".join(lines[start - 1 : end]).rstrip("\n") + "\n" for start, end in spans)
+    return text, tuple(sorted(names))
+
+
+def _first_line(node: ast.stmt) -> int:
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno] + [d.lineno for d in decorators])
+
+
 def functions_in(text: str, filename: str = "<source>") -> list[FunctionSource]:
     tree = parse_module(text, filename)
     lines = text.splitlines(keepends=True)
@@ -42,7 +95,8 @@ def functions_in(text: str, filename: str = "<source>") -> list[FunctionSource]:
     def visit(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                found.append(_function(node, prefix + node.name, lines, imports))
+                support, names = support_of(node, tree, lines) if not prefix else ("", ())
+                found.append(replace(_function(node, prefix + node.name, lines, imports), support=support, support_names=names))
                 visit(node.body, prefix + node.name + ".")
             elif isinstance(node, ast.ClassDef):
                 visit(node.body, prefix + node.name + ".")
