@@ -48,7 +48,7 @@ OUT = HERE / "out"
 
 
 # The signals beside the lexical ones, reported for both splits.
-OTHER_SIGNALS = ("algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement", "differential", "swap_gain")
+OTHER_SIGNALS = ("algorithmic", "candidate_distance", "functional", "functional_weighted", "agreement", "differential", "swap_gain", "examples_failed")
 
 
 def plot_reliability(path: Path, rel, title: str) -> None:
@@ -117,6 +117,14 @@ def with_extra(results: dict, extra_paths: list[Path] | None) -> dict:
             if key in extra:
                 v["values"].update({k: x for k, x in extra[key]["values"].items() if not k.startswith("lexical.")})
     return results
+
+
+def with_generated_extra(examples: list[Example], extra_paths: list[Path] | None) -> list[Example]:
+    """The greedy code's rows with signals measured later (rows by ``task_id``) merged in."""
+    for path in extra_paths or []:
+        extra = {r["task_id"]: r["values"] for r in map(json.loads, path.read_text().splitlines()) if r.get("values")}
+        examples = [Example(e.task_id, {**e.signals, **extra.get(e.task_id, {})}, e.passed, generated=e.generated) for e in examples]
+    return examples
 
 
 def _verdicts(tests: list[str], passed: dict[str, bool]) -> list[ProbeOutcome]:
@@ -192,7 +200,7 @@ def _entry_point(tests: list[str]) -> str | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tune", type=Path, default=OUT / "assess-quality-tune-all.jsonl")
+    ap.add_argument("--tune", type=Path, action="append", help="full-run results of tune pairs (default benchmarks/out/assess-quality-tune-all.jsonl); may be given more than once: the files' pairs together (--tune-lexical applies to the first)")
     ap.add_argument("--holdout", type=Path, default=OUT / "assess-quality-holdout-all.jsonl")
     ap.add_argument("--tune-lexical", type=Path, default=None, help="a lexical-only results file of the same pairs: lexical signals the full run lacks are taken from it")
     ap.add_argument("--holdout-lexical", type=Path, default=None)
@@ -200,13 +208,18 @@ def main() -> None:
     ap.add_argument("--tune-extra", type=Path, action="append", help="signals measured later for the same functions (solution_signals.py, swap_signals.py), merged in; may be given more than once")
     ap.add_argument("--holdout-extra", type=Path, action="append")
     ap.add_argument("--tune-generated", type=Path, default=None, help="the model's greedy code of tune problems with every signal (benchmarks/generated_chance.py): fitted on with the tune pairs")
+    ap.add_argument("--tune-generated-extra", type=Path, action="append", help="signals measured later for that code, by task_id (docstring_examples.py --generated-out)")
     ap.add_argument("--model-key", default=DEFAULT_MODEL.key, help="the shipped calibration file to rewrite (default: the default model's)")
     ap.add_argument("--write", action="store_true", help="write the model's calibration file")
     ap.add_argument("--plot", type=Path, default=None, help="the reliability diagram (PNG) of the holdout split")
     ap.add_argument("--generated", type=Path, default=None, help="an evaluation cache folder (<cache>/<model key>/<settings key>/mbpp): the model's greedy solutions of MBPP 11-510 with their official labels")
     args = ap.parse_args()
     settings = Settings()
-    tune = examples_of(read_pairs(DATA, "tune"), with_extra(with_lexical(read_results(args.tune), args.tune_lexical, args.lexical_replaces), args.tune_extra))
+    first, *more = args.tune or [OUT / "assess-quality-tune-all.jsonl"]
+    tune_results = with_lexical(read_results(first), args.tune_lexical, args.lexical_replaces)
+    for path in more:  # measured later, with the scoring of their day: no lexical file applies
+        tune_results.update(read_results(path))
+    tune = examples_of(read_pairs(DATA, "tune"), with_extra(tune_results, args.tune_extra))
     holdout = examples_of(read_pairs(DATA, "holdout"), with_extra(with_lexical(read_results(args.holdout), args.holdout_lexical, args.lexical_replaces), args.holdout_extra))
     print(f"tune: {describe_split(tune, 'tune')}")
 
@@ -219,7 +232,7 @@ def main() -> None:
         auc, n = auroc_fails(tune, [e.signals.get(name) for e in tune])
         print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
 
-    generated_tune = read_generated(args.tune_generated) if args.tune_generated else []
+    generated_tune = with_generated_extra(read_generated(args.tune_generated), args.tune_generated_extra) if args.tune_generated else []
     if generated_tune:
         print(f"\nthe model's greedy code of tune problems ({args.tune_generated}): {len(generated_tune)} functions, {sum(e.passed for e in generated_tune)} pass the official tests")
         for name in ("lexical.all.blended_surprisal", *OTHER_SIGNALS):

@@ -88,6 +88,7 @@ CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
 # cross-validation on the right/wrong pairs and the model's greedy code of tune problems together.
 _F, _FW, _S = "functional", "functional_weighted", "swap_gain"
 _BS, _MS = "lexical.all.blended_surprisal", "lexical.all.max_surprisal"
+_E = "examples_failed"
 CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     ((_FW, _S), (_FW,), (_F, _S), (_F,), (_BS,)),
     ((_FW, _S), (_FW, _F), (_F, _S), (_F,), (_BS,)),
@@ -98,6 +99,12 @@ CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     ((_FW, _S), (_F,), (_BS,)),
     ((_FW, _S), (_F, _BS), (_BS,)),
     ((_FW, _S, _MS), (_F, _BS), (_BS,)),
+    # The docstring's examples (qualm.signals.examples), where the docstring has one, before the same chain.
+    ((_E, _FW, _S), (_E, _F), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
+    ((_E, _FW, _S), (_E, _FW, _F), (_E, _F), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
+    ((_E, _S), (_E, _F), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
+    ((_E, _F), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
+    ((_E,), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_BS,)),
 )
 MIN_FIT_FUNCTIONS = 8  # fewer functions with a pattern than this: the next fit of the chain takes them
 SIDES = ("original", "mutant")

@@ -85,11 +85,13 @@ def signals_of(
     swap_gain: float | None = None,
     plan_agreement: float | None = None,
     plan_weighted: float | None = None,
+    examples_failed: float | None = None,
 ) -> dict[str, float | None]:
     """Every signal of an assessment by name, each oriented so that larger = more doubt:
     ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes, then the three
     signals of the model's own solutions (``qualm.engine.solutions``), the token swaps'
-    (``qualm.signals.swaps``) and the plans' programs' (``qualm.engine.plan_programs``)."""
+    (``qualm.signals.swaps``) and the plans' programs' (``qualm.engine.plan_programs``), and the share
+    of the docstring's examples the code fails (``qualm.signals.examples``)."""
     out: dict[str, float | None] = {}
     for scope in ("all", "code"):
         report = getattr(lexical, scope)
@@ -105,6 +107,7 @@ def signals_of(
     out["swap_gain"] = swap_gain
     out["plan_agreement"] = plan_agreement
     out["plan_weighted"] = plan_weighted
+    out["examples_failed"] = examples_failed
     return with_derived(out)
 
 

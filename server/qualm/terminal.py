@@ -155,6 +155,17 @@ def assessment_report(a, where: str) -> list:
         for i, step in enumerate(a.candidate_plan.steps, 1):
             own.append(f"  {i}. {step}\n")
         out.append(own)
+    if a.examples is not None and a.examples.outcomes:
+        ex = Text("the docstring's examples", style="bold")
+        ex.append(f" (the author's, run as tests): {a.examples.note}\n")
+        for o in a.examples.outcomes:
+            mark, style = STATUS_MARKS.get(o.status, ("?", ""))
+            ex.append(f"  {mark} ", style=style)
+            ex.append(f"{o.example.call} → {o.example.expected}")
+            if o.status != "passed":
+                ex.append(f"  — {o.status}: {o.message}", style="dim")
+            ex.append("\n")
+        out.append(ex)
     if a.tests:
         tests = Text("self-tests\n", style="bold")
         for t in a.tests:

@@ -184,3 +184,40 @@ def test_the_hover_shows_the_plans_as_programs_when_they_ran():
     # off (the default) or nothing written: no section
     assert "plans as programs" not in assessment_hover(assessment(0.62))
     assert "plans as programs" not in assessment_hover(replace(assessment(0.62), plan_programs=replace(programs, solutions=[])))
+
+
+def test_the_hover_and_lens_show_the_docstring_examples():
+    from dataclasses import replace
+
+    from qualm.lsp.presentation import assessment_hover, lens_title
+    from qualm.signals.examples import DocExample, ExampleOutcome, ExamplesResult
+
+    ok = ExampleOutcome(DocExample("f(1)", "1", 3, "doctest"), "passed", "")
+    bad = ExampleOutcome(DocExample("f(2)", "3", 5, "line"), "failed", "AssertionError")
+    a = replace(assessment(0.1), examples=ExamplesResult([ok, bad], 0.5, "fails 1 of the docstring's 2 examples"))
+    text = assessment_hover(a)
+    assert "**The docstring's examples** (written by the function's author, not the model; run as tests): fails 1 of the docstring's 2 examples" in text
+    assert "- ✓ `f(1)` → `1`" in text and "- ✗ `f(2)` → `3` — failed: AssertionError" in text
+    assert lens_title(a, False).endswith(" · fails 1 of the docstring's 2 examples")
+    # all passing: in the hover, not the lens; none: neither
+    passing = replace(a, examples=ExamplesResult([ok], 0.0, "passes the docstring's example"))
+    assert "docstring's examples" in assessment_hover(passing) and "docstring" not in lens_title(passing, False)
+    assert "docstring's examples" not in assessment_hover(assessment(0.1))
+
+
+def test_the_terminal_report_lists_the_docstring_examples():
+    from dataclasses import replace
+
+    from rich.console import Console
+
+    from qualm.signals.examples import DocExample, ExampleOutcome, ExamplesResult
+    from qualm.terminal import assessment_report
+
+    bad = ExampleOutcome(DocExample("f(2)", "3", 5, "line"), "failed", "AssertionError")
+    a = replace(assessment(0.1), examples=ExamplesResult([bad], 1.0, "fails the docstring's example"))
+    out = Console(record=True, width=200)
+    for part in assessment_report(a, "t.py"):
+        out.print(part)
+    text = out.export_text()
+    assert "the docstring's examples (the author's, run as tests): fails the docstring's example" in text
+    assert "f(2) → 3  — failed: AssertionError" in text

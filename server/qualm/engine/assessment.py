@@ -22,6 +22,7 @@ from ..lang import FunctionSource, Language, language_named
 from ..model import CancelToken, GenerationOptions, ModelBackend, TeacherForcingUnavailable
 from ..settings import Settings
 from ..signals.algorithmic import StepRouge, algorithmic_uncertainty, candidate_distance
+from ..signals.examples import ExamplesResult, check_examples
 from ..signals.functional import calling_only, functional_uncertainty, parse_tests
 from ..signals.lexical import LexicalReport, lexical_report
 from ..signals.swaps import SwapResult
@@ -110,6 +111,8 @@ class Assessment:
     swaps: SwapResult | None = None
     # The sampled plans implemented and run on the tests (qualm.engine.plan_programs; algorithmic.plan_programs).
     plan_programs: SolutionsResult | None = None
+    # The docstring's own examples run as tests (qualm.signals.examples): the author's specification.
+    examples: ExamplesResult | None = None
 
     def axes(self) -> list[AxisResult]:
         return [self.lexical, self.algorithmic, self.functional]
@@ -241,6 +244,7 @@ def assess_function(
     programs: SolutionsResult | None = None
     plan_program_seconds = 0.0
     swapped: SwapResult | None = None
+    examples: ExamplesResult | None = None
     if weights["functional"] <= 0:
         func_raw, func_note = None, OFF_NOTE
     elif not want_func:
@@ -255,6 +259,11 @@ def assess_function(
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
         if fn.support_names and result.report is not None:
             func_note += f"; run with {_listed(fn.support_names)} from the file"
+        if language.docstring is not None and f.docstring_examples:
+            examples = check_examples(fn.program, language.docstring(fn.source, short_name), short_name, config, should_stop=lambda: cancel.cancelled)
+            _check(cancel)
+            if examples.outcomes:
+                func_note += f"; {examples.note}"
         if result.report is not None:
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
         plan_texts = [t.text for t in plan_traces]
@@ -306,6 +315,7 @@ def assess_function(
         swapped.uncertainty if swapped is not None else None,
         programs.agreement if programs is not None else None,
         programs.weighted if programs is not None else None,
+        examples.failed if examples is not None else None,
     )
     chance, chance_note = _chance(calibration, signals, backend.info.name)
     if calibration is None:
@@ -347,6 +357,7 @@ def assess_function(
         solutions=solved,
         swaps=swapped,
         plan_programs=programs,
+        examples=examples,
     )
 
 

@@ -40,6 +40,7 @@ def calibration_settings(settings: Settings) -> dict:
         "swap_positions": settings.functional.swap_positions,
         "swap_alternatives": settings.functional.swap_alternatives,
         "swap_floor": settings.functional.swap_floor,
+        "docstring_examples": settings.functional.docstring_examples,
         "top_k": settings.lexical.top_k,
         "lexical_signal": settings.lexical.assess_signal,
         "score_batch": settings.model.score_batch,

@@ -87,6 +87,8 @@ class Language:
     completion_context: Callable[[str, int], CompletionContext]  # (document text, cursor offset)
     runs_tests: bool  # the functional axis can run this language's self-tests in the sandbox
     parses: Callable[[str], bool] | None = None  # a syntax check of a source text (None: none here)
+    # (a function's source, its name) -> its docstring, whose examples run as tests (None: not read)
+    docstring: Callable[[str, str], str | None] | None = None
 
     def function_at(self, text: str, line: int, filename: str = "<source>") -> FunctionSource:
         """The innermost function whose lines (1-based, definition to its last line) hold ``line``."""

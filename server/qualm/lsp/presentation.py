@@ -123,6 +123,11 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
         far = f"{a.candidate_distance:.2f} from the sampled plans (0: the same steps, 1: nothing in common)" if a.candidate_distance is not None else "not comparable"
         lines.append(f"\n**The code's own plan**, as the model reads the function: {far}\n")
         lines += [f"{i}. {s}" for i, s in enumerate(a.candidate_plan.steps[:10], 1)]
+    if a.examples is not None and a.examples.outcomes:
+        lines.append(f"\n**The docstring's examples** (written by the function's author, not the model; run as tests): {a.examples.note}\n")
+        for o in a.examples.outcomes:
+            mark = "✓" if o.status == "passed" else "✗"
+            lines.append(f"- {mark} `{o.example.call}` → `{o.example.expected}`" + ("" if o.status == "passed" else f" — {o.status}: {o.message}"))
     sol = a.solutions
     weights = sol.test_weights if sol is not None and len(sol.test_weights) == len(a.tests) else None
     if a.tests:
@@ -174,6 +179,9 @@ def lens_title(a: Assessment | None, stale: bool, headline: str = "chance") -> s
         parts.append(f"tests {failed}/{len(a.tests)} failed")
     elif not a.functional.available:
         parts.append("tests n/a")
+    # The author's own examples failing is the plainest fact an assessment finds.
+    if a.examples is not None and a.examples.failing:
+        parts.append(a.examples.note)
     # Facts, not a score: inputs where the code answers unlike most of the model's own solutions
     # (on the tests' calls and on varied ones), each listed in the hover. The chance does not use
     # them all, so the lens names them where a user sees them first.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..base import Language
 from .completion import DISPLAY_NAME, FENCE, completion_context
 from .scopes import scope_spans
-from .source import functions_in, parses
+from .source import docstring_of, functions_in, parses
 
 PYTHON = Language(
     name="python",
@@ -18,6 +18,7 @@ PYTHON = Language(
     completion_context=completion_context,
     runs_tests=True,  # the sandbox runs the model's assert tests with this interpreter
     parses=parses,
+    docstring=docstring_of,
 )
 
 __all__ = ["PYTHON"]

@@ -1,0 +1,105 @@
+"""Benchmark: the docstring's own examples as tests (``qualm.signals.examples``) on the mutant pairs.
+
+    .venv/bin/python benchmarks/docstring_examples.py [--split tune] [--out rows.jsonl]
+        [--generated generated-tune.jsonl --generated-out rows.jsonl]
+
+No model: for every pair of the split, the examples of the function's docstring (the same for the
+right function and its mutant) run against both in the sandbox. Prints, per data set, how many
+pairs have an example, how many right functions pass all of theirs and how many mutants fail one,
+and the AUROC of ``examples_failed`` for "fails the official tests" over the functions that have
+an example. ``--out`` keeps each function's ``examples_failed`` as a results file that
+``benchmarks/fit_chance.py --tune-extra`` merges into the stored assessment rows.
+Tune on ``--split tune``; ``--split holdout`` is for the final figures only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+from pathlib import Path
+
+from qualm.calibrate import ReferenceProblem, with_task
+from qualm.calibrate_pairs import SIDES, auroc_fails, prepared, read_pairs
+from qualm.chance_fit import Example
+from qualm.evaluation import datasets
+from qualm.lang import PYTHON, SourceError
+from qualm.signals.examples import check_examples
+from qualm_sandbox import SandboxConfig
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data" / "mutant-pairs.jsonl"
+
+
+def _row(pair_id: str, side: str, result) -> dict:
+    return {"pair_id": pair_id, "side": side, "axes": "examples", "values": {"examples_failed": result.failed}, "detail": {"examples": [[o.example.call, o.example.expected, o.example.form, o.status] for o in result.outcomes]}}
+
+
+def _generated(path: Path, out_path: Path | None, config: SandboxConfig) -> None:
+    """``examples_failed`` of the model's greedy code of tune problems (``generated_chance.py``'s rows),
+    found as that benchmark finds it; printed, and kept in ``out_path`` (rows with ``task_id``)."""
+    entry = {p.task_id: p for p in datasets.humaneval() + datasets.mbpp(split="calibration")}
+    found: list[Example] = []
+    rows = []
+    for line in path.read_text().splitlines():
+        row = json.loads(line)
+        problem = entry[row["task_id"]]
+        try:
+            fn = PYTHON.find_function(with_task(row["code"], ReferenceProblem(problem.task_id, problem.prompt, problem.entry_point)), problem.entry_point, problem.task_id)
+        except SourceError:
+            continue
+        result = check_examples(fn.program, PYTHON.docstring(fn.source, problem.entry_point), problem.entry_point, config)
+        rows.append({"task_id": row["task_id"], "values": {"examples_failed": result.failed}})
+        if result.outcomes:
+            found.append(Example(row["task_id"], {"examples_failed": result.failed}, bool(row["passed"])))
+    auc, n = auroc_fails(found, [e.signals["examples_failed"] for e in found])
+    print(f"the model's code ({path.name}): {len(found)} of {len(rows)} functions have an example; examples_failed AUROC {auc if auc is None else round(auc, 3)} over them")
+    if out_path is not None:
+        out_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
+    ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--generated", type=Path, default=None, help="generated_chance.py's rows: the signal on the model's own code of tune problems too")
+    ap.add_argument("--generated-out", type=Path, default=None)
+    args = ap.parse_args()
+    config = SandboxConfig(timeout=4.0, memory_mb=512)
+    rows = read_pairs(DATA, args.split)
+    counts: Counter[tuple[str, str]] = Counter()
+    examples: list[Example] = []
+    out = open(args.out, "w") if args.out else None
+    for row in rows:
+        fns = {side: PYTHON.find_function(prepared(row[side], row), row["entry_point"]) for side in SIDES}
+        ds = row["dataset"]
+        counts[(ds, "pairs")] += 1
+        for side in SIDES:
+            fn = fns[side]
+            result = check_examples(fn.program, PYTHON.docstring(fn.source, row["entry_point"]), row["entry_point"], config)
+            if not result.outcomes:
+                break  # the same docstring on both sides
+            if side == "original":
+                counts[(ds, "with examples")] += 1
+                counts[(ds, "examples")] += len(result.outcomes)
+                counts[(ds, "right pass all")] += result.failed == 0
+            else:
+                counts[(ds, "mutant fails one")] += bool(result.failed)
+            examples.append(Example(row["task_id"], {"examples_failed": result.failed}, side == "original"))
+            if out is not None:
+                out.write(json.dumps(_row(row["pair_id"], side, result)) + "\n")
+    if args.generated is not None:
+        _generated(args.generated, args.generated_out, config)
+    if out is not None:
+        out.close()
+    print(f"split {args.split}: {len(rows)} pairs")
+    for ds in sorted({d for d, _ in counts}):
+        n = counts[(ds, "with examples")]
+        print(f"  {ds:10} {counts[(ds, 'pairs')]:4d} pairs, {n:4d} with an example ({counts[(ds, 'examples')]} examples); right functions passing all: {counts[(ds, 'right pass all')]}/{n}; mutants failing one: {counts[(ds, 'mutant fails one')]}/{n}")
+    auc, n = auroc_fails(examples, [e.signals["examples_failed"] for e in examples])
+    if auc is not None:
+        print(f"  examples_failed AUROC {auc:.3f} over the {n} functions with an example")
+
+
+if __name__ == "__main__":
+    main()
