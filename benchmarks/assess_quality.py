@@ -72,6 +72,7 @@ def main() -> None:
     ap.add_argument("--pairs-of", type=Path, default=None, help="only the pairs a results file holds (to measure them again)")
     ap.add_argument("--using-definitions", action="store_true", help="only pairs whose function uses another definition of its file (a helper, a class, a constant)")
     ap.add_argument("--n-gpu-layers", type=int, default=0)
+    ap.add_argument("--model", default=None, help="model path or name (default: the settings' model)")
     args = ap.parse_args()
     rows = read_pairs(DATA, args.split, args.stride, args.limit)
     if args.pairs_of is not None:
@@ -80,7 +81,7 @@ def main() -> None:
     if args.using_definitions:
         rows = [r for r in rows if PYTHON.find_function(prepared(r["original"], r), r["entry_point"]).support_names]
     cache = args.cache or HERE / "out" / f"assess-quality-{args.split}-{args.axes}.jsonl"
-    settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers})
+    settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers} | ({"path": args.model} if args.model else {}))
     backend = load_model(settings.model)
     print(f"model: {backend.info.name}; split {args.split}, {len(rows)} pairs, axes {args.axes}; results in {cache}", flush=True)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 from collections import Counter
 from pathlib import Path
 
@@ -69,6 +70,7 @@ def main() -> None:
     rows = read_pairs(DATA, args.split)
     counts: Counter[tuple[str, str]] = Counter()
     examples: list[Example] = []
+    seconds: list[float] = []
     out = open(args.out, "w") if args.out else None
     for row in rows:
         fns = {side: PYTHON.find_function(prepared(row[side], row), row["entry_point"]) for side in SIDES}
@@ -86,6 +88,7 @@ def main() -> None:
             else:
                 counts[(ds, "mutant fails one")] += bool(result.failed)
             examples.append(Example(row["task_id"], {"examples_failed": result.failed}, side == "original"))
+            seconds.append(result.seconds)
             if out is not None:
                 out.write(json.dumps(_row(row["pair_id"], side, result)) + "\n")
     if args.generated is not None:
@@ -99,6 +102,7 @@ def main() -> None:
     auc, n = auroc_fails(examples, [e.signals["examples_failed"] for e in examples])
     if auc is not None:
         print(f"  examples_failed AUROC {auc:.3f} over the {n} functions with an example")
+        print(f"  seconds to run a function's examples in the sandbox: median {statistics.median(seconds):.3f}, max {max(seconds):.3f}")
 
 
 if __name__ == "__main__":

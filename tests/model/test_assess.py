@@ -270,3 +270,13 @@ def test_with_the_shipped_calibration_the_wrong_function_gets_the_lower_chance(b
     assert "logistic fit of pass/fail" in right.chance_note
     # the suite's smaller samples are not what the reference was made with, and the note says so
     assert "made with other settings: n_plans 5, now 4; plan_max_tokens 256, now 200; n_tests 10, now 6; n_solutions 6, now 3" in right.calibration_note
+
+
+def test_the_docstring_example_runs_beside_the_model_tests(correct_and_wrong):
+    # `>>> add(2, 3)` / `5` in the docstring: the author's example, run in the sandbox with the real
+    # model's assessment; the right body passes it and the wrong one fails it
+    right, wrong = correct_and_wrong
+    assert [(o.example.call, o.example.expected, o.status) for o in right.examples.outcomes] == [("add(2, 3)", "5", "passed")]
+    assert [o.status for o in wrong.examples.outcomes] == ["failed"]
+    assert right.extra["signals"]["examples_failed"] == 0.0 and wrong.extra["signals"]["examples_failed"] == 1.0
+    assert "fails the docstring's example" in wrong.functional.note and "passes the docstring's example" in right.functional.note
