@@ -57,6 +57,18 @@ LEXICAL_SIGNAL_WORDS = {
 }
 
 
+# Why an assessment has no value for a signal, in the words the chance's note uses.
+MISSING_WHY = {
+    "examples_failed": "the docstring gives no example",
+    "swap_gain": "no swap to try",
+    "functional_weighted": "no solution of the model passed a test",
+    "functional": "no test ran",
+    "agreement": "no solution of the model answered",
+    "differential": "no varied input was answered",
+    "plan_agreement": "no plan's program answered",
+}
+
+
 def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]:
     """The signals plus ``lexical.<scope>.max_surprisal`` = −log(1 − max_probability), the surprisal
     of the least likely token: the same order as ``max_probability``, but on a scale a logistic

@@ -16,7 +16,7 @@ from qualm_sandbox import SandboxConfig
 
 from .. import prompts
 from ..answer_ends import plan_end, tests_end
-from ..chance import LEXICAL_SIGNAL_WORDS, signals_of
+from ..chance import LEXICAL_SIGNAL_WORDS, MISSING_WHY, signals_of
 from ..ensemble import Calibration, ensemble
 from ..lang import FunctionSource, Language, language_named
 from ..model import CancelToken, GenerationOptions, ModelBackend, TeacherForcingUnavailable
@@ -398,8 +398,9 @@ def _chance(calibration: Calibration | None, signals: dict[str, float | None], m
     note = used.describe()
     if used is not pm:
         # a later fit of the chain: say which of the first fit's signals were missing
-        lacking = ", ".join(pm.missing(signals))
-        note = f"{note}; {lacking} had no value (no swap to try, no test that ran, or no solution that passed one), so the fit made for functions without it"
+        lacking = pm.missing(signals)
+        why = "; ".join(dict.fromkeys(MISSING_WHY.get(name, "not computed") for name in lacking))
+        note = f"{note}; {', '.join(lacking)} had no value ({why}), so the fit made for functions without it"
     if missing:
         note += f"; without {', '.join(missing)} (taken at its average)"
     return p, note
