@@ -3,9 +3,10 @@ person wrote, not the model.
 
 The model's tests are guesses (the 0.5B model gets many expected values wrong, which is why the
 functional axis weighs them by its own solutions). An example in the docstring is the author's
-statement of what the function returns, so a function that fails one is very likely wrong: on the
-mutant pairs' HumanEval functions whose docstring has examples, 82 of 83 tune mutants fail one and
-79 of 83 right functions pass them all (``benchmarks/docstring_examples.py``).
+statement of what the function returns, so a function that fails one is very likely wrong: of the
+tune split's 195 HumanEval pairs, 151 have an example; 141 of their 151 mutants fail one and 147 of
+the 151 right functions pass all of theirs (``benchmarks/docstring_examples.py``). MBPP's
+one-sentence tasks have none: the signal is absent far more often than present.
 
 Two forms are read, each only where it calls the function and its expected value is a Python
 literal and its arguments are literals (so prose or a name is never taken for a value):
