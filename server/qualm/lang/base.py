@@ -39,7 +39,8 @@ class FunctionSource:
     language: str = "python"  # the registry name of the language it was found in
     # The file's module-level definitions the function uses, directly or through each other
     # (helper functions, classes, constants), in file order: without them its tests fail on a
-    # NameError that says nothing about the function.
+    # NameError that says nothing about the function. Filled by find_function and function_at (the
+    # function an assessment runs); empty in functions_in's list, which a code lens reads.
     support: str = ""
     support_names: tuple[str, ...] = ()
 
@@ -89,27 +90,33 @@ class Language:
     parses: Callable[[str], bool] | None = None  # a syntax check of a source text (None: none here)
     # (a function's source, its name) -> its docstring, whose examples run as tests (None: not read)
     docstring: Callable[[str, str], str | None] | None = None
+    # (the document's text, a function found in it) -> the function with the file's definitions it
+    # uses (FunctionSource.support); filled for the one function asked for by name or line
+    with_support: Callable[[str, FunctionSource], FunctionSource] | None = None
 
     def function_at(self, text: str, line: int, filename: str = "<source>") -> FunctionSource:
         """The innermost function whose lines (1-based, definition to its last line) hold ``line``."""
         inside = [fn for fn in self.functions_in(text, filename) if fn.line <= line <= fn.end_line]
         if not inside:
             raise SourceError(f"{filename}: line {line} is not inside a function")
-        return max(inside, key=lambda fn: fn.line)
+        return self._supported(text, max(inside, key=lambda fn: fn.line))
 
     def find_function(self, text: str, name: str, filename: str = "<source>") -> FunctionSource:
         """A function by qualified name, or by its short name when that is unique."""
         functions = self.functions_in(text, filename)
         for fn in functions:
             if fn.name == name:
-                return fn
+                return self._supported(text, fn)
         matches = [fn for fn in functions if fn.name.split(".")[-1] == name]
         if len(matches) == 1:
-            return matches[0]
+            return self._supported(text, matches[0])
         known = ", ".join(fn.name for fn in functions) or "none"
         if len(matches) > 1:
             raise SourceError(f"{filename}: '{name}' is ambiguous; use one of {', '.join(m.name for m in matches)}")
         raise SourceError(f"{filename}: no function named '{name}' (functions here: {known})")
+
+    def _supported(self, text: str, fn: FunctionSource) -> FunctionSource:
+        return self.with_support(text, fn) if self.with_support is not None else fn
 
     def annotate_scopes(self, trace: Trace) -> Trace:
         """The trace with each token's ``scope`` set (by its first non-blank character)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..base import Language
 from .completion import DISPLAY_NAME, FENCE, completion_context
 from .scopes import scope_spans
-from .source import docstring_of, functions_in, parses
+from .source import docstring_of, functions_in, parses, with_support
 
 PYTHON = Language(
     name="python",
@@ -19,6 +19,7 @@ PYTHON = Language(
     runs_tests=True,  # the sandbox runs the model's assert tests with this interpreter
     parses=parses,
     docstring=docstring_of,
+    with_support=with_support,
 )
 
 __all__ = ["PYTHON"]

@@ -61,10 +61,25 @@ def _names_read(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def support_of(node: ast.AST, tree: ast.Module, lines: list[str]) -> tuple[str, tuple[str, ...]]:
-    """The module-level definitions ``node`` reads, directly or through each other, as source text
-    in file order, and their names. ``node`` itself is left out (a recursive function)."""
-    defined = module_definitions(tree)
+def with_support(text: str, fn: FunctionSource) -> FunctionSource:
+    """``fn`` (found in ``text``) with the module-level definitions it uses (``support_of``). Done for
+    the one function an assessment runs, not for every function a code lens lists. A method or a
+    nested function gets none: its tests do not run."""
+    if "." in fn.name:
+        return fn
+    tree = parse_module(text)
+    node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == fn.line), None)
+    if node is None:
+        return fn
+    support, names = support_of(node, module_definitions(tree), text.splitlines(keepends=True))
+    return replace(fn, support=support, support_names=names)
+
+
+def support_of(node: ast.AST, defined: dict[str, list[_Definition]], lines: list[str]) -> tuple[str, tuple[str, ...]]:
+    """The module-level definitions (``module_definitions``) that ``node`` reads, directly or through
+    each other, as source text in file order, and their names. ``node`` itself is left out (a
+    recursive function)."""
+    reads: dict[int, set[str]] = {}
     wanted: list[str] = sorted(_names_read(node))
     chosen: dict[int, _Definition] = {}
     names: set[str] = set()
@@ -75,7 +90,9 @@ def support_of(node: ast.AST, tree: ast.Module, lines: list[str]) -> tuple[str, 
                 continue
             chosen[id(d)] = d
             names.add(name)
-            wanted.extend(_names_read(d) - names)
+            if id(d) not in reads:
+                reads[id(d)] = _names_read(d)
+            wanted.extend(reads[id(d)] - names)
     spans = sorted({(_first_line(d), d.end_lineno or d.lineno) for d in chosen.values()})
     text = "".join("".join(lines[start - 1 : end]).rstrip("\n") + "\n" for start, end in spans)
     return text, tuple(sorted(names))
@@ -95,8 +112,7 @@ def functions_in(text: str, filename: str = "<source>") -> list[FunctionSource]:
     def visit(body: list[ast.stmt], prefix: str) -> None:
         for node in body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                support, names = support_of(node, tree, lines) if not prefix else ("", ())
-                found.append(replace(_function(node, prefix + node.name, lines, imports), support=support, support_names=names))
+                found.append(_function(node, prefix + node.name, lines, imports))
                 visit(node.body, prefix + node.name + ".")
             elif isinstance(node, ast.ClassDef):
                 visit(node.body, prefix + node.name + ".")
