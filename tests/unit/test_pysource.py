@@ -165,3 +165,19 @@ def test_methods_and_nested_functions_carry_nothing():
     # their tests do not run (a method needs its class), so nothing is gathered for them
     assert find_function(SRC, "K.method").support == ""
     assert find_function(SRC, "K.other.inner").support == ""
+
+
+def test_a_whole_file_runs_with_each_functions_definitions_but_a_lens_listing_carries_none():
+    # what `qualm assess FILE` and `qualm check --assess` run, against what a code lens lists
+    runnable = {fn.name: fn.support_names for fn in PYTHON.runnable_functions(HELPERS)}
+    assert runnable == {"unused": ("UNUSED",), "decorate": (), "helper": ("LIMIT", "SCALE", "decorate"), "Box.__init__": (), "target": ("Box", "LIMIT", "SCALE", "decorate", "helper")}
+    assert all(fn.support == "" for fn in functions_in(HELPERS))
+
+
+def test_qualm_check_reads_a_files_functions_with_their_definitions(tmp_path):
+    from qualm.check.run import read_functions
+
+    path = tmp_path / "m.py"
+    path.write_text(HELPERS)
+    functions, problem = read_functions(path, "m.py")
+    assert problem == "" and next(fn for fn in functions if fn.name == "target").support_names == ("Box", "LIMIT", "SCALE", "decorate", "helper")

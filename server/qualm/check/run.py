@@ -108,7 +108,7 @@ def read_functions(path: Path, name: str) -> tuple[list[FunctionSource], str]:
     except OSError as exc:
         return [], f"{name}: cannot be read ({exc.strerror or exc})"
     try:
-        return language_for(filename=path.name).functions_in(text, name), ""
+        return language_for(filename=path.name).runnable_functions(text, name), ""
     except SourceError as exc:
         return [], str(exc)
 

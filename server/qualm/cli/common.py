@@ -94,7 +94,7 @@ def target_functions(target: str, verb: str) -> tuple[str, list[FunctionSource]]
     file_part, _, func_name = target.partition("::")
     text, name = read_source(file_part)
     language = language_for(filename=name)
-    functions = [language.find_function(text, func_name, name)] if func_name else language.functions_in(text, name)
+    functions = [language.find_function(text, func_name, name)] if func_name else language.runnable_functions(text, name)
     if not functions:
         raise CliError(f"{name}: no functions to {verb}")
     return name, functions

@@ -9,7 +9,7 @@ first entry.
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from ..prompts import ChatPrompt
@@ -39,8 +39,8 @@ class FunctionSource:
     language: str = "python"  # the registry name of the language it was found in
     # The file's module-level definitions the function uses, directly or through each other
     # (helper functions, classes, constants), in file order: without them its tests fail on a
-    # NameError that says nothing about the function. Filled by find_function and function_at (the
-    # function an assessment runs); empty in functions_in's list, which a code lens reads.
+    # NameError that says nothing about the function. Filled by find_function, function_at and
+    # runnable_functions (what assessments run); empty in functions_in's list, which a code lens reads.
     support: str = ""
     support_names: tuple[str, ...] = ()
 
@@ -90,9 +90,9 @@ class Language:
     parses: Callable[[str], bool] | None = None  # a syntax check of a source text (None: none here)
     # (a function's source, its name) -> its docstring, whose examples run as tests (None: not read)
     docstring: Callable[[str, str], str | None] | None = None
-    # (the document's text, a function found in it) -> the function with the file's definitions it
-    # uses (FunctionSource.support); filled for the one function asked for by name or line
-    with_support: Callable[[str, FunctionSource], FunctionSource] | None = None
+    # (the document's text, functions found in it) -> the functions with the file's definitions each
+    # uses (FunctionSource.support): for the functions that run, not for every one a code lens lists
+    with_support: Callable[[str, Sequence[FunctionSource]], list[FunctionSource]] | None = None
 
     def function_at(self, text: str, line: int, filename: str = "<source>") -> FunctionSource:
         """The innermost function whose lines (1-based, definition to its last line) hold ``line``."""
@@ -115,8 +115,14 @@ class Language:
             raise SourceError(f"{filename}: '{name}' is ambiguous; use one of {', '.join(m.name for m in matches)}")
         raise SourceError(f"{filename}: no function named '{name}' (functions here: {known})")
 
+    def runnable_functions(self, text: str, filename: str = "<source>") -> list[FunctionSource]:
+        """Every function, each with the file's definitions it uses: what an assessment of a whole
+        file runs (``qualm assess FILE``, ``qualm check --assess``)."""
+        functions = self.functions_in(text, filename)
+        return self.with_support(text, functions) if self.with_support is not None else functions
+
     def _supported(self, text: str, fn: FunctionSource) -> FunctionSource:
-        return self.with_support(text, fn) if self.with_support is not None else fn
+        return self.with_support(text, [fn])[0] if self.with_support is not None else fn
 
     def annotate_scopes(self, trace: Trace) -> Trace:
         """The trace with each token's ``scope`` set (by its first non-blank character)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections.abc import Sequence
 from dataclasses import replace
 
 from ..base import FunctionSource, SourceError
@@ -61,25 +62,30 @@ def _names_read(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def with_support(text: str, fn: FunctionSource) -> FunctionSource:
-    """``fn`` (found in ``text``) with the module-level definitions it uses (``support_of``). Done for
-    the one function an assessment runs, not for every function a code lens lists. A method or a
-    nested function gets none: its tests do not run."""
-    if "." in fn.name:
-        return fn
+def with_support(text: str, functions: Sequence[FunctionSource]) -> list[FunctionSource]:
+    """``functions`` (found in ``text``) with the module-level definitions each uses
+    (``support_of``): the module is parsed once and each definition's names read once, however many
+    functions are asked for. A method or a nested function gets none: its tests do not run."""
     tree = parse_module(text)
-    node = next((n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == fn.line), None)
-    if node is None:
-        return fn
-    support, names = support_of(node, module_definitions(tree), text.splitlines(keepends=True))
-    return replace(fn, support=support, support_names=names)
+    defined = module_definitions(tree)
+    nodes = {n.lineno: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    lines = text.splitlines(keepends=True)
+    reads: dict[int, set[str]] = {}
+    out = []
+    for fn in functions:
+        node = nodes.get(fn.line) if "." not in fn.name else None
+        if node is not None:
+            support, names = support_of(node, defined, lines, reads)
+            fn = replace(fn, support=support, support_names=names)
+        out.append(fn)
+    return out
 
 
-def support_of(node: ast.AST, defined: dict[str, list[_Definition]], lines: list[str]) -> tuple[str, tuple[str, ...]]:
+def support_of(node: ast.AST, defined: dict[str, list[_Definition]], lines: list[str], reads: dict[int, set[str]] | None = None) -> tuple[str, tuple[str, ...]]:
     """The module-level definitions (``module_definitions``) that ``node`` reads, directly or through
     each other, as source text in file order, and their names. ``node`` itself is left out (a
-    recursive function)."""
-    reads: dict[int, set[str]] = {}
+    recursive function). ``reads`` keeps each definition's names between calls on one module."""
+    reads = reads if reads is not None else {}
     wanted: list[str] = sorted(_names_read(node))
     chosen: dict[int, _Definition] = {}
     names: set[str] = set()
