@@ -20,7 +20,8 @@ import statistics
 from collections import Counter
 from pathlib import Path
 
-from qualm.calibrate import ReferenceProblem, with_task
+from generated_chance import greedy_function
+
 from qualm.calibrate_pairs import SIDES, auroc_fails, prepared, read_pairs
 from qualm.chance_fit import Example
 from qualm.evaluation import datasets
@@ -46,7 +47,7 @@ def _generated(path: Path, out_path: Path | None, config: SandboxConfig) -> None
         row = json.loads(line)
         problem = entry[row["task_id"]]
         try:
-            fn = PYTHON.find_function(with_task(row["code"], ReferenceProblem(problem.task_id, problem.prompt, problem.entry_point)), problem.entry_point, problem.task_id)
+            fn = greedy_function(row["code"], problem)
         except SourceError:
             continue
         result = check_examples(fn.program, PYTHON.docstring(fn.source, problem.entry_point), problem.entry_point, config)

@@ -28,7 +28,7 @@ from qualm.chance_fit import check_fit_split
 from qualm.engine import assess_function, generate_solution
 from qualm.evaluation import datasets
 from qualm.evaluation.labels import official_label
-from qualm.lang import PYTHON, SourceError
+from qualm.lang import PYTHON, FunctionSource, SourceError
 from qualm.model import load_model
 from qualm.settings import Settings
 from qualm_sandbox import SandboxConfig
@@ -46,13 +46,19 @@ def tune_problems(stride: int):
     return [p for p in problems if p.task_id in chosen]
 
 
+def greedy_function(code: str, problem) -> FunctionSource:
+    """The problem's function in the model's code, with the task as its docstring where it has none
+    (as a user's function carries its task); SourceError where the code has no such function."""
+    return PYTHON.find_function(with_task(code, ReferenceProblem(problem.task_id, problem.prompt, problem.entry_point)), problem.entry_point, problem.task_id)
+
+
 def measure(backend, settings: Settings, problem) -> dict:
     t0 = time.perf_counter()
     trace = generate_solution(backend, problem.prompt, settings)
     label = official_label(problem, trace.text, SandboxConfig(timeout=settings.functional.timeout, mode=settings.functional.sandbox_mode))
     row = {"task_id": problem.task_id, "passed": label.passed, "label": label.detail, "code": trace.text}
     try:
-        fn = PYTHON.find_function(with_task(trace.text, ReferenceProblem(problem.task_id, problem.prompt, problem.entry_point)), problem.entry_point, problem.task_id)
+        fn = greedy_function(trace.text, problem)
     except SourceError as exc:
         return row | {"values": None, "note": str(exc), "seconds": time.perf_counter() - t0}
     a = assess_function(backend, fn, settings, None)
