@@ -195,7 +195,7 @@ def assessment_report(a, where: str) -> list:
     progs = a.plan_programs
     if progs is not None and progs.solutions:
         plan_text = Text(f"the plans as programs ({len(progs.solutions)})\n", style="bold")
-        agree = f"the code answers as they do on {1 - progs.agreement:.0%} of the tests' inputs" if progs.agreement is not None else "no answers to compare"
+        agree = progs.answers_as()
         plan_text.append(f"  {agree}; tests weighted by them: {_fmt(progs.weighted)}; tests passed: {', '.join(f'{p.passed}/{p.ran}' for p in progs.solutions)}\n")
         for test, mine, theirs in progs.disagreements[:3]:
             plan_text.append(f"  ≠ {test.replace(chr(10), ' ⏎ ')}: this code gives {mine}, most plans' programs {theirs}\n")

@@ -181,6 +181,8 @@ def test_the_hover_shows_the_plans_as_programs_when_they_ran():
     text = assessment_hover(replace(assessment(0.62), plan_programs=programs))
     assert "**The plans as programs** (each sampled plan written as code by the model and run on the self-tests; tests passed: 2/2, 1/2): the code answers as they do on 75% of the tests' inputs; tests weighted by them: 0.400" in text
     assert "- `assert f(2) == 3`: this code gives `4`, most of the plans' programs `2`" in text
+    # no test's answers could be compared (every run crashed before calling the function)
+    assert "tests passed: 2/2, 1/2): no answers to compare; tests weighted by them" in assessment_hover(replace(assessment(0.62), plan_programs=replace(programs, agreement=None)))
     # off (the default) or nothing written: no section
     assert "plans as programs" not in assessment_hover(assessment(0.62))
     assert "plans as programs" not in assessment_hover(replace(assessment(0.62), plan_programs=replace(programs, solutions=[])))

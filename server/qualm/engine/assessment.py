@@ -289,7 +289,7 @@ def assess_function(
             _check(cancel)
             plan_program_seconds = time.perf_counter() - t1
             if programs.agreement is not None:
-                algo_note += f"; the code answers as the plans' programs on {1 - programs.agreement:.0%} of the tests' inputs"
+                algo_note += "; " + programs.answers_as("the plans' programs")
         if result.report is not None and scored_trace is not None and language.parses is not None:
             progress("functional", "running the tests on the model's likelier tokens at the code's least likely places")
             outcomes = result.report.outcomes

@@ -57,6 +57,12 @@ class SolutionsResult:
     differences: list[tuple[str, str, str]] = field(default_factory=list)  # (call, the code's answer, the solutions' majority)
     from_plans: int = 0  # how many of the solutions are the sampled plans written as code (functional.solutions_from_plans)
 
+    def answers_as(self, whose: str = "they do") -> str:
+        """How often the code answers as these programs, in words (the hover, the terminal, the note)."""
+        if self.agreement is None:
+            return "no answers to compare"
+        return f"the code answers as {whose} on {1 - self.agreement:.0%} of the tests' inputs"
+
 
 def solution_start(problem: str, settings: Settings) -> str:
     """What the solutions' code block opens with: the problem's imports and header when the model

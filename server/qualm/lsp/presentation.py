@@ -149,7 +149,7 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
                 lines.append(f"- `{call}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
     progs = a.plan_programs
     if progs is not None and progs.solutions:
-        agree = f"the code answers as they do on {1 - progs.agreement:.0%} of the tests' inputs" if progs.agreement is not None else "no answers to compare"
+        agree = progs.answers_as()
         passing = ", ".join(f"{p.passed}/{p.ran}" for p in progs.solutions)
         lines.append(f"\n**The plans as programs** (each sampled plan written as code by the model and run on the self-tests; tests passed: {passing}): {agree}; tests weighted by them: {_num(progs.weighted)}\n")
         for test, mine, theirs in progs.disagreements[:3]:
