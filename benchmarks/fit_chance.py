@@ -10,7 +10,8 @@ the editor's default settings. Then:
 1. prints the single fits' cross-validation on the tune pairs (for the record), then chooses the
    chain of fits (one per pattern of available signals, ``CHAIN_CANDIDATES``) by 5-fold
    cross-validation, folds by problem (a problem's functions never sit on both sides), by log-loss
-   (the fewest signals within one standard error of the lowest, then the lowest): the headline is
+   (the fewest signals within one standard error of the lowest, the error of the paired difference
+   on the same functions, then the lowest): the headline is
    a probability, so how well calibrated it is decides, not only how well it ranks. With
    ``--tune-generated`` (the model's greedy code of tune problems, ``generated_chance.py``) the
    chains are cross-validated over both kinds together and judged by the mean of the two kinds'
@@ -246,13 +247,15 @@ def main() -> None:
 
     print("\nchains of fits (the first whose signals all have a value gives the chance), 5-fold cross-validation by problem")
     print(f"over the tune pairs{' and the greedy code together, log-loss and AUROC on each kind' if generated_tune else ''}:")
-    print(f"  {'chain':62} {'pairs':>6} {'AUROC':>6} {'code':>6} {'AUROC':>6} {'mean':>6} {'± SE':>6}")
+    print(f"  {'chain':62} {'pairs':>6} {'AUROC':>6} {'code':>6} {'AUROC':>6} {'mean':>6} {'± SE':>6} {'above the lowest ± SE (paired)':>31}")
     levels, chains = choose_chain([*tune, *generated_tune])
+    lowest = min(chains, key=lambda cv: cv.logloss)
     for cv in chains:
         own = cv.generated
-        print(f"  {cv.describe():62} {cv.pairs.logloss:6.3f} {cv.pairs.auroc or float('nan'):6.3f} {own.logloss if own else float('nan'):6.3f} {(own.auroc if own else None) or float('nan'):6.3f} {cv.logloss:6.3f} {cv.logloss_se:6.3f}")
+        gap, gap_se = cv.worse_than(lowest)
+        print(f"  {cv.describe():62} {cv.pairs.logloss:6.3f} {cv.pairs.auroc or float('nan'):6.3f} {own.logloss if own else float('nan'):6.3f} {(own.auroc if own else None) or float('nan'):6.3f} {cv.logloss:6.3f} {cv.logloss_se:6.3f} {gap:+21.3f} ± {gap_se:.3f}")
     chosen = next(cv for cv in chains if cv.levels == levels)
-    print(f"  chosen (fewest signals within one standard error of the lowest mean log-loss, then the lowest): {chosen.describe()}")
+    print(f"  chosen (the fewest signals among the chains above the lowest mean log-loss by at most one standard error of the paired difference, then the lowest): {chosen.describe()}")
 
     old = Calibration.load(SHIPPED_DIR / f"{args.model_key}.json")
     cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, levels, generated_tune)

@@ -212,7 +212,7 @@ def test_the_chain_is_chosen_on_both_kinds_of_code_by_cross_validation():
     levels, scored = choose_chain([*pairs, *own])
     assert all(cv.generated is not None and len(cv.generated.features) for cv in scored)
     best = min(scored, key=lambda cv: cv.logloss)
-    assert levels in [cv.levels for cv in scored if cv.logloss <= best.logloss + best.logloss_se]
+    assert levels in [cv.levels for cv in scored if cv.worse_than(best)[0] <= cv.worse_than(best)[1]]
     # a chain whose fit for code without a swap uses the plain count beats one that ignores it there
     by = {cv.levels: cv for cv in scored}
     fw_f = next(cv for lv, cv in by.items() if lv[1] == ("functional_weighted", "functional"))
@@ -231,3 +231,49 @@ def test_the_note_says_which_fit_of_the_chain_gave_the_chance():
     assert p == pytest.approx(sigmoid(0.3)) and note.startswith("a logistic fit of pass/fail on functional_weighted over 12 functions")
     assert "swap_gain had no value (no swap to try" in note and "average" not in note
     assert _chance(cal, {}, "m")[0] is None
+
+
+def test_two_chains_are_compared_on_the_same_functions():
+    from qualm.calibrate_pairs import ChainValidation, CrossValidation
+
+    def chain(pairs, code=None):
+        cv = lambda losses: CrossValidation(("x",), sum(losses) / len(losses), None, 0.0, 0.0, 0.0, tuple(losses))  # noqa: E731
+        return ChainValidation((("x",),), cv(pairs), cv(code) if code else None)
+
+    # by hand: differences 0, 0, 0, 0.2 -> mean 0.05, sample sd 0.1, standard error 0.1 / 2
+    gap, se = chain([0.1, 0.5, 0.9, 0.3]).worse_than(chain([0.1, 0.5, 0.9, 0.1]))
+    assert gap == pytest.approx(0.05) and se == pytest.approx(0.05)
+    # with the model's own code: the mean of the two kinds' gaps, their errors combined as the criterion
+    gap, se = chain([0.1, 0.5, 0.9, 0.3], [0.4, 0.4]).worse_than(chain([0.1, 0.5, 0.9, 0.1], [0.2, 0.4]))
+    assert gap == pytest.approx((0.05 + 0.1) / 2) and se == pytest.approx((0.05**2 + 0.1**2) ** 0.5 / 2)
+
+
+def test_a_fit_that_serves_few_functions_is_kept_when_it_helps_them():
+    """The docstring's examples serve a few functions: against the noise of every function's loss
+    their gain is inside one standard error, against the paired difference it is not."""
+    import random
+
+    from qualm.calibrate_pairs import choose_chain
+
+    rng = random.Random(0)
+    examples = []
+    for i in range(200):
+        passed = i % 2 == 0
+        noise = rng.random()  # a signal that says nothing
+        right = rng.random() < 0.7  # a signal every function has, right 70 % of the time
+        signals = {
+            "functional": noise,
+            "lexical.all.blended_surprisal": float(passed != right),
+            "examples_failed": float(not passed) if i < 10 else None,  # 10 functions have examples, and they tell
+        }
+        examples.append(Example(f"HumanEval/{i}", signals, passed))
+    simple = (("lexical.all.blended_surprisal",),)
+    with_examples = (("examples_failed", "lexical.all.blended_surprisal"), ("lexical.all.blended_surprisal",))
+    levels, scored = choose_chain(examples, [simple, with_examples])
+    by = {cv.levels: cv for cv in scored}
+    lowest = by[with_examples]
+    assert lowest.logloss < by[simple].logloss
+    # the unpaired rule would have kept the simpler chain: its mean is within the lowest's error
+    assert by[simple].logloss <= lowest.logloss + lowest.logloss_se
+    gap, se = by[simple].worse_than(lowest)
+    assert gap > se and levels == with_examples

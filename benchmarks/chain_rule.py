@@ -1,0 +1,105 @@
+"""Which rule chooses the chain of fits better: nested cross-validation on the tune split only.
+
+    .venv/bin/python benchmarks/chain_rule.py --model 0.5b|1.5b
+
+The outer 5 folds by problem hold each fold out; on the other four the candidates are
+cross-validated again (``qualm.calibrate_pairs``), each rule chooses a chain, the chain is fitted on
+those four folds and scored on the held-out fold. Printed: each fold's choices and the outer
+log-loss of both rules (the mean of the pairs' and the greedy code's, as the rule's criterion), and
+their paired difference. The rules: the one-standard-error rule on the lowest mean's own error
+(qualm before 2026-11-27) and on the error of the paired difference (``choose_chain`` now).
+No holdout row is read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+from fit_chance import DATA, with_extra, with_generated_extra, with_lexical
+
+from qualm.calibrate_pairs import CHAIN_CANDIDATES, ChainValidation, cross_validate_chain, examples_of, fit_chain, read_generated, read_pairs, read_results
+from qualm.chance_fit import Example
+
+RESULTS = Path(__file__).resolve().parent.parent / "results"
+
+
+def tune_rows(model: str) -> list[Example]:
+    """The tune rows ``fit_chance.py`` fits each model's shipped chance on (its command in the
+    model's ``fit_chance.txt``)."""
+    if model == "0.5b":
+        r = RESULTS / "assess-quality"
+        results = with_lexical(read_results(r / "assess-quality-tune-all.jsonl"), r / "assess-quality-tune-lexical-score-batch-64.jsonl", replace=True)
+        for name in ("assess-quality-tune-examples-24.jsonl", "assess-quality-tune-mbpp-40.jsonl"):
+            results.update(read_results(r / name))
+        extra = [r / n for n in ("assess-quality-tune-solutions.jsonl", "swap-signals-tune.jsonl", "assess-quality-tune-using-definitions.jsonl", "docstring-examples-tune.jsonl")]
+        generated = r / "generated-tune.jsonl"
+        generated_extra = r / "docstring-examples-generated-tune.jsonl"
+    else:
+        r = RESULTS / "qwen2.5-coder-1.5b" / "calibration"
+        key = "qwen2.5-coder-1.5b-instruct-q4_k_m"
+        results = read_results(r / f"{key}.pairs-tune.jsonl")
+        for name in ("pairs-tune-examples-24", "pairs-tune-mbpp-40"):
+            results.update(read_results(r / f"{key}.{name}.jsonl"))
+        extra = [r / f"{key}.solutions-tune.jsonl", r / f"{key}.swaps-tune.jsonl", RESULTS / "assess-quality" / "docstring-examples-tune.jsonl"]
+        generated = r / "generated-tune.jsonl"
+        generated_extra = r / "docstring-examples-generated-tune.jsonl"
+    tune = examples_of(read_pairs(DATA, "tune"), with_extra(results, extra))
+    return [*tune, *with_generated_extra(read_generated(generated), [generated_extra])]
+
+
+def choose(scored: list[ChainValidation], paired: bool) -> ChainValidation:
+    lowest = min(scored, key=lambda cv: cv.logloss)
+    if paired:
+        near = [cv for cv in scored if cv.worse_than(lowest)[0] <= cv.worse_than(lowest)[1]]
+    else:
+        near = [cv for cv in scored if cv.logloss <= lowest.logloss + lowest.logloss_se]
+    return min(near, key=lambda cv: (cv.signals, cv.logloss))
+
+
+def criterion(examples: list[Example], losses: list[float]) -> tuple[float, float]:
+    """The mean of the two kinds' mean losses, and its standard error."""
+    stats = []
+    for own in (False, True):
+        kind = [x for e, x in zip(examples, losses) if e.generated == own]
+        if kind:
+            mean = sum(kind) / len(kind)
+            stats.append((mean, math.sqrt(sum((x - mean) ** 2 for x in kind) / max(1, len(kind) - 1) / len(kind))))
+    return sum(m for m, _ in stats) / len(stats), math.sqrt(sum(se**2 for _, se in stats)) / len(stats)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", choices=("0.5b", "1.5b"), default="0.5b")
+    ap.add_argument("--folds", type=int, default=5)
+    args = ap.parse_args()
+    examples = tune_rows(args.model)
+    present = {n for e in examples for n, v in e.signals.items() if v is not None}
+    candidates = [c for c in CHAIN_CANDIDATES if any(set(level) <= present for level in c)]
+    problems = sorted({e.task_id for e in examples})
+    # outer folds dealt apart from the inner ones (which deal problems in sorted order, i % k)
+    fold = {p: (i * 7 + 3) % args.folds for i, p in enumerate(problems)}
+    print(f"{args.model}: {len(examples)} tune functions ({sum(e.generated for e in examples)} greedy solutions), {len(problems)} problems, {len(candidates)} candidate chains")
+    losses: dict[bool, list[float]] = {False: [0.0] * len(examples), True: [0.0] * len(examples)}
+    for f in range(args.folds):
+        train = [e for e in examples if fold[e.task_id] != f]
+        scored = [cross_validate_chain(train, c) for c in candidates]
+        for paired in (False, True):
+            chosen = choose(scored, paired)
+            model = fit_chain(train, chosen.levels, "nested cross-validation")
+            print(f"  fold {f}, {'paired' if paired else 'unpaired'}: {chosen.describe()}")
+            for j, e in enumerate(examples):
+                if fold[e.task_id] == f:
+                    p = model.probability(e.signals)
+                    p = 0.5 if p is None else min(1 - 1e-6, max(1e-6, p))
+                    losses[paired][j] = -math.log(p if e.passed else 1 - p)
+    for paired in (False, True):
+        mean, se = criterion(examples, losses[paired])
+        print(f"{'paired' if paired else 'unpaired'} rule: outer log-loss {mean:.4f} ± {se:.4f}")
+    mean, se = criterion(examples, [a - b for a, b in zip(losses[True], losses[False])])
+    print(f"paired - unpaired: {mean:+.4f} ± {se:.4f}")
+
+
+if __name__ == "__main__":
+    main()
