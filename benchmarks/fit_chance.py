@@ -202,7 +202,7 @@ def _entry_point(tests: list[str]) -> str | None:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--tune", type=Path, action="append", help="full-run results of tune pairs (default benchmarks/out/assess-quality-tune-all.jsonl); may be given more than once: the files' pairs together (--tune-lexical applies to the first)")
-    ap.add_argument("--holdout", type=Path, default=OUT / "assess-quality-holdout-all.jsonl")
+    ap.add_argument("--holdout", type=Path, action="append", help="full-run results of holdout pairs (default benchmarks/out/assess-quality-holdout-all.jsonl); may be given more than once, as --tune (--holdout-lexical applies to the first)")
     ap.add_argument("--tune-lexical", type=Path, default=None, help="a lexical-only results file of the same pairs: lexical signals the full run lacks are taken from it")
     ap.add_argument("--holdout-lexical", type=Path, default=None)
     ap.add_argument("--lexical-replaces", action="store_true", help="the lexical-only files scored another way (model.score_batch): their lexical signals replace the full runs'")
@@ -221,7 +221,11 @@ def main() -> None:
     for path in more:  # measured later, with the scoring of their day: no lexical file applies
         tune_results.update(read_results(path))
     tune = examples_of(read_pairs(DATA, "tune"), with_extra(tune_results, args.tune_extra))
-    holdout = examples_of(read_pairs(DATA, "holdout"), with_extra(with_lexical(read_results(args.holdout), args.holdout_lexical, args.lexical_replaces), args.holdout_extra))
+    first, *more = args.holdout or [OUT / "assess-quality-holdout-all.jsonl"]
+    holdout_results = with_lexical(read_results(first), args.holdout_lexical, args.lexical_replaces)
+    for path in more:
+        holdout_results.update(read_results(path))
+    holdout = examples_of(read_pairs(DATA, "holdout"), with_extra(holdout_results, args.holdout_extra))
     print(f"tune: {describe_split(tune, 'tune')}")
 
     print("\nlexical signals on the tune split (AUROC for 'fails'):")
@@ -273,6 +277,10 @@ def main() -> None:
         auc, rel = quality.auroc, quality.reliability
         present = [p for p in quality.chances if p is not None]
         print(f"  {'headline: 1 - chance of passing':40} {auc:11.3f} {len(present):9d}")
+        for data_set in ("HumanEval", "MBPP"):
+            kind = [(e, p) for e, p in zip(holdout, quality.chances) if e.task_id.startswith(data_set + "/")]
+            sub, n = auroc_fails([e for e, _ in kind], [None if p is None else 1 - p for _, p in kind])
+            print(f"  {'  of it, ' + data_set + ' functions':40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
         # which fit of the chain gave each function's chance
         for link in model.chain():
             served = [model.used_for(e.signals) is link for e in holdout]
