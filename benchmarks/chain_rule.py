@@ -19,7 +19,7 @@ from pathlib import Path
 
 from fit_chance import DATA, with_extra, with_generated_extra, with_lexical
 
-from qualm.calibrate_pairs import CHAIN_CANDIDATES, ChainValidation, cross_validate_chain, examples_of, fit_chain, read_generated, read_pairs, read_results
+from qualm.calibrate_pairs import CHAIN_CANDIDATES, ChainValidation, cross_validate_chain, examples_of, fit_chain, mean_and_se, paired_choice, read_generated, read_pairs, read_results
 from qualm.chance_fit import Example
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
@@ -50,22 +50,18 @@ def tune_rows(model: str) -> list[Example]:
 
 
 def choose(scored: list[ChainValidation], paired: bool) -> ChainValidation:
-    lowest = min(scored, key=lambda cv: cv.logloss)
     if paired:
-        near = [cv for cv in scored if cv.worse_than(lowest)[0] <= cv.worse_than(lowest)[1]]
-    else:
-        near = [cv for cv in scored if cv.logloss <= lowest.logloss + lowest.logloss_se]
+        return paired_choice(scored)
+    # the rule before: within the lowest mean's own standard error
+    lowest = min(scored, key=lambda cv: cv.logloss)
+    near = [cv for cv in scored if cv.logloss <= lowest.logloss + lowest.logloss_se]
     return min(near, key=lambda cv: (cv.signals, cv.logloss))
 
 
 def criterion(examples: list[Example], losses: list[float]) -> tuple[float, float]:
     """The mean of the two kinds' mean losses, and its standard error."""
-    stats = []
-    for own in (False, True):
-        kind = [x for e, x in zip(examples, losses) if e.generated == own]
-        if kind:
-            mean = sum(kind) / len(kind)
-            stats.append((mean, math.sqrt(sum((x - mean) ** 2 for x in kind) / max(1, len(kind) - 1) / len(kind))))
+    kinds = ([x for e, x in zip(examples, losses) if e.generated == own] for own in (False, True))
+    stats = [mean_and_se(kind) for kind in kinds if kind]
     return sum(m for m, _ in stats) / len(stats), math.sqrt(sum(se**2 for _, se in stats)) / len(stats)
 
 

@@ -108,6 +108,16 @@ def with_lexical(results: dict, lexical_path: Path | None, replace: bool = False
     return results
 
 
+def split_results(paths: list[Path], lexical_path: Path | None, replace: bool) -> dict:
+    """One split's full-run results from several files: the lexical-only file applies to the first;
+    the others were measured later, with the scoring of their day, and are taken as they are."""
+    first, *more = paths
+    results = with_lexical(read_results(first), lexical_path, replace)
+    for path in more:
+        results.update(read_results(path))
+    return results
+
+
 def with_extra(results: dict, extra_paths: list[Path] | None) -> dict:
     """Signals measured later for the same functions (``solution_signals.py``, ``swap_signals.py``)
     added to the full runs' values; a function a later run lacks keeps its values without them
@@ -216,16 +226,8 @@ def main() -> None:
     ap.add_argument("--generated", type=Path, default=None, help="an evaluation cache folder (<cache>/<model key>/<settings key>/mbpp): the model's greedy solutions of MBPP 11-510 with their official labels")
     args = ap.parse_args()
     settings = Settings()
-    first, *more = args.tune or [OUT / "assess-quality-tune-all.jsonl"]
-    tune_results = with_lexical(read_results(first), args.tune_lexical, args.lexical_replaces)
-    for path in more:  # measured later, with the scoring of their day: no lexical file applies
-        tune_results.update(read_results(path))
-    tune = examples_of(read_pairs(DATA, "tune"), with_extra(tune_results, args.tune_extra))
-    first, *more = args.holdout or [OUT / "assess-quality-holdout-all.jsonl"]
-    holdout_results = with_lexical(read_results(first), args.holdout_lexical, args.lexical_replaces)
-    for path in more:
-        holdout_results.update(read_results(path))
-    holdout = examples_of(read_pairs(DATA, "holdout"), with_extra(holdout_results, args.holdout_extra))
+    tune = examples_of(read_pairs(DATA, "tune"), with_extra(split_results(args.tune or [OUT / "assess-quality-tune-all.jsonl"], args.tune_lexical, args.lexical_replaces), args.tune_extra))
+    holdout = examples_of(read_pairs(DATA, "holdout"), with_extra(split_results(args.holdout or [OUT / "assess-quality-holdout-all.jsonl"], args.holdout_lexical, args.lexical_replaces), args.holdout_extra))
     print(f"tune: {describe_split(tune, 'tune')}")
 
     print("\nlexical signals on the tune split (AUROC for 'fails'):")

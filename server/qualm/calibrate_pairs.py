@@ -327,14 +327,14 @@ def cross_validate(examples: Sequence[Example], features: Sequence[str], k: int 
 
 def validation(examples: Sequence[Example], chances: Sequence[float], features: tuple[str, ...]) -> CrossValidation:
     losses = [-math.log(max(1e-6, p if e.passed else 1 - p)) for e, p in zip(examples, chances)]
-    logloss = sum(losses) / len(losses)
-    se = math.sqrt(sum((x - logloss) ** 2 for x in losses) / max(1, len(losses) - 1) / len(losses))
+    logloss, se = mean_and_se(losses)
     rel = reliability(chances, [e.passed for e in examples])
     auc, _ = auroc_fails(examples, [1 - p for p in chances])
     return CrossValidation(tuple(features), logloss, auc, rel.brier, rel.ece, se, tuple(losses))
 
 
-def _mean_and_se(values: Sequence[float]) -> tuple[float, float]:
+def mean_and_se(values: Sequence[float]) -> tuple[float, float]:
+    """The mean and its standard error (sample standard deviation / sqrt(n))."""
     mean = sum(values) / len(values)
     return mean, math.sqrt(sum((x - mean) ** 2 for x in values) / max(1, len(values) - 1) / len(values))
 
@@ -411,7 +411,7 @@ class ChainValidation:
         kinds = [(self.pairs.losses, other.pairs.losses)]
         if self.generated is not None and other.generated is not None:
             kinds.append((self.generated.losses, other.generated.losses))
-        stats = [_mean_and_se([a - b for a, b in zip(mine, theirs)]) for mine, theirs in kinds]
+        stats = [mean_and_se([a - b for a, b in zip(mine, theirs)]) for mine, theirs in kinds]
         return sum(m for m, _ in stats) / len(stats), math.sqrt(sum(se**2 for _, se in stats)) / len(stats)
 
 
@@ -437,13 +437,18 @@ def choose_chain(examples: Sequence[Example], candidates: Sequence[Sequence[Sequ
     left out."""
     present = {name for e in examples for name, v in e.signals.items() if v is not None}
     scored = [cross_validate_chain(examples, c) for c in candidates if any(set(level) <= present for level in c)]
+    return paired_choice(scored).levels, scored
+
+
+def paired_choice(scored: Sequence[ChainValidation]) -> ChainValidation:
+    """``choose_chain``'s rule on chains already cross-validated on the same functions."""
     lowest = min(scored, key=lambda cv: cv.logloss)
     near = []
     for cv in scored:
         gap, se = cv.worse_than(lowest)
         if gap <= se:
             near.append(cv)
-    return min(near, key=lambda cv: (cv.signals, cv.logloss)).levels, scored
+    return min(near, key=lambda cv: (cv.signals, cv.logloss))
 
 
 @dataclass(frozen=True)
