@@ -17,36 +17,24 @@ import argparse
 import math
 from pathlib import Path
 
-from fit_chance import DATA, with_extra, with_generated_extra, with_lexical
+from fit_chance import DATA
 
-from qualm.calibrate_pairs import CHAIN_CANDIDATES, ChainValidation, cross_validate_chain, examples_of, fit_chain, mean_and_se, paired_choice, read_generated, read_pairs, read_results
+from qualm.calibrate_pairs import CHAIN_CANDIDATES, ChainValidation, cross_validate_chain, fit_chain, mean_and_se, paired_choice
 from qualm.chance_fit import Example
+from qualm.fit_inputs import FitInputs
 
 RESULTS = Path(__file__).resolve().parent.parent / "results"
 
 
+# Each model's manifest of the rows its shipped chance is fitted on (qualm.fit_inputs): the same
+# list fit_chance.py --inputs reads, so this never fits on other rows than the shipped chance.
+MANIFESTS = {"0.5b": RESULTS / "assess-quality" / "fit-inputs.json", "1.5b": RESULTS / "qwen2.5-coder-1.5b" / "calibration" / "fit-inputs.json"}
+
+
 def tune_rows(model: str) -> list[Example]:
-    """The tune rows ``fit_chance.py`` fits each model's shipped chance on (its command in the
-    model's ``fit_chance.txt``)."""
-    if model == "0.5b":
-        r = RESULTS / "assess-quality"
-        results = with_lexical(read_results(r / "assess-quality-tune-all.jsonl"), r / "assess-quality-tune-lexical-score-batch-64.jsonl", replace=True)
-        for name in ("assess-quality-tune-examples-24.jsonl", "assess-quality-tune-mbpp-40.jsonl"):
-            results.update(read_results(r / name))
-        extra = [r / n for n in ("assess-quality-tune-solutions.jsonl", "swap-signals-tune.jsonl", "assess-quality-tune-using-definitions.jsonl", "docstring-examples-tune.jsonl")]
-        generated = r / "generated-tune.jsonl"
-        generated_extra = r / "docstring-examples-generated-tune.jsonl"
-    else:
-        r = RESULTS / "qwen2.5-coder-1.5b" / "calibration"
-        key = "qwen2.5-coder-1.5b-instruct-q4_k_m"
-        results = read_results(r / f"{key}.pairs-tune.jsonl")
-        for name in ("pairs-tune-examples-24", "pairs-tune-mbpp-40"):
-            results.update(read_results(r / f"{key}.{name}.jsonl"))
-        extra = [r / f"{key}.solutions-tune.jsonl", r / f"{key}.swaps-tune.jsonl", RESULTS / "assess-quality" / "docstring-examples-tune.jsonl"]
-        generated = r / "generated-tune.jsonl"
-        generated_extra = r / "docstring-examples-generated-tune.jsonl"
-    tune = examples_of(read_pairs(DATA, "tune"), with_extra(results, extra))
-    return [*tune, *with_generated_extra(read_generated(generated), [generated_extra])]
+    """The tune rows (pairs and the model's greedy code) ``fit_chance.py`` fits the model's shipped chance on."""
+    inputs = FitInputs.read(MANIFESTS[model])
+    return [*inputs.tune_pairs(DATA), *inputs.generated()]
 
 
 def choose(scored: list[ChainValidation], paired: bool) -> ChainValidation:

@@ -13,10 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fit_chance import with_extra, with_lexical
-
 from qualm.calibrate_pairs import auroc_fails, examples_of, holdout_quality, read_pairs, read_results
 from qualm.ensemble import Calibration
+from qualm.fit_inputs import with_extra, with_lexical
 
 HERE = Path(__file__).resolve().parent
 R = HERE.parent / "results" / "assess-quality"

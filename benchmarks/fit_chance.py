@@ -29,13 +29,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
+from dataclasses import replace
 from pathlib import Path
 
-from qualm.calibrate_pairs import CANDIDATE_FEATURES, auroc_fails, choose_chain, choose_features, describe_split, examples_of, pairs_calibration, read_generated, read_pairs, read_results
+from qualm.calibrate_pairs import CANDIDATE_FEATURES, auroc_fails, choose_chain, choose_features, describe_split, pairs_calibration
 from qualm.chance import LEXICAL_SIGNALS, PassModel, signals_of
 from qualm.chance_fit import Example, reliability
 from qualm.ensemble import SHIPPED_DIR, Calibration
+from qualm.fit_inputs import FitInputs
 from qualm.model.files import DEFAULT_MODEL
 from qualm.settings import Settings
 from qualm.signals.agreement import ProbeOutcome, weighted_functional
@@ -74,68 +77,6 @@ def plot_reliability(path: Path, rel, title: str) -> None:
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
-
-
-def with_lexical(results: dict, lexical_path: Path | None, replace: bool = False) -> dict:
-    """Lexical signals added from a lexical-only run (``assess_quality.py --axes lexical``) where the
-    full run predates them. Teacher-forced scoring is deterministic, so both runs must agree on every
-    signal they share; a disagreement stops the fit rather than mixing two measurements.
-    ``replace``: the lexical-only run scored another way (``model.score_batch``) and every lexical
-    signal is taken from it; a function it lacks is left out rather than mixed."""
-    if lexical_path is None:
-        return results
-    extra = read_results(lexical_path)
-    if replace:
-        kept = {}
-        for key, v in results.items():
-            if key in extra:
-                values = {k: x for k, x in v["values"].items() if not k.startswith("lexical.")}
-                values.update({k: x for k, x in extra[key]["values"].items() if k.startswith("lexical.")})
-                kept[key] = {**v, "values": values}
-        return kept
-    for key, v in results.items():
-        if key not in extra:
-            continue
-        other = extra[key]["values"]
-        for name, x in other.items():
-            if not name.startswith("lexical."):
-                continue
-            mine = v["values"].get(name)
-            if mine is None and name not in v["values"]:
-                v["values"][name] = x
-            elif mine is not None and x is not None and abs(mine - x) > 1e-6 * max(1.0, abs(mine)):
-                raise SystemExit(f"{key}: {name} is {mine} in the full run and {x} in {lexical_path}: not the same scoring")
-    return results
-
-
-def split_results(paths: list[Path], lexical_path: Path | None, replace: bool) -> dict:
-    """One split's full-run results from several files: the lexical-only file applies to the first;
-    the others were measured later, with the scoring of their day, and are taken as they are."""
-    first, *more = paths
-    results = with_lexical(read_results(first), lexical_path, replace)
-    for path in more:
-        results.update(read_results(path))
-    return results
-
-
-def with_extra(results: dict, extra_paths: list[Path] | None) -> dict:
-    """Signals measured later for the same functions (``solution_signals.py``, ``swap_signals.py``)
-    added to the full runs' values; a function a later run lacks keeps its values without them
-    (taken at their mean by the fit, as an assessment without them would be)."""
-    for extra_path in extra_paths or []:
-        extra = read_results(extra_path)
-        for key, v in results.items():
-            if key in extra:
-                v["values"].update({k: x for k, x in extra[key]["values"].items() if not k.startswith("lexical.")})
-    return results
-
-
-def with_generated_extra(examples: list[Example], extra_paths: list[Path] | None) -> list[Example]:
-    """The greedy code's rows with signals measured later (rows by ``task_id``) merged in."""
-    for path in extra_paths or []:
-        extra = {r["task_id"]: r["values"] for r in map(json.loads, path.read_text().splitlines()) if r.get("values")}
-        examples = [Example(e.task_id, {**e.signals, **extra.get(e.task_id, {})}, e.passed, generated=e.generated) for e in examples]
-    return examples
 
 
 def _verdicts(tests: list[str], passed: dict[str, bool]) -> list[ProbeOutcome]:
@@ -209,8 +150,28 @@ def _entry_point(tests: list[str]) -> str | None:
     return None
 
 
+def fit_inputs(args: argparse.Namespace) -> FitInputs:
+    """The manifest (``--inputs``) with the files given on the command line added to it, or the
+    command line alone (the defaults in ``benchmarks/out/`` where it names no tune or holdout file)."""
+    base = FitInputs.read(args.inputs) if args.inputs else FitInputs()
+    return replace(
+        base,
+        model_key=args.model_key or base.model_key or DEFAULT_MODEL.key,
+        tune=(*base.tune, *(args.tune or [])) or (OUT / "assess-quality-tune-all.jsonl",),
+        holdout=(*base.holdout, *(args.holdout or [])) or (OUT / "assess-quality-holdout-all.jsonl",),
+        tune_lexical=args.tune_lexical or base.tune_lexical,
+        holdout_lexical=args.holdout_lexical or base.holdout_lexical,
+        lexical_replaces=args.lexical_replaces or base.lexical_replaces,
+        tune_extra=(*base.tune_extra, *(args.tune_extra or [])),
+        holdout_extra=(*base.holdout_extra, *(args.holdout_extra or [])),
+        tune_generated=args.tune_generated or base.tune_generated,
+        tune_generated_extra=(*base.tune_generated_extra, *(args.tune_generated_extra or [])),
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
+    ap.add_argument("--inputs", type=Path, default=None, help="a manifest of the results files to fit and check on (results/assess-quality/fit-inputs.json, results/qwen2.5-coder-1.5b/calibration/fit-inputs.json); the options below add to it")
     ap.add_argument("--tune", type=Path, action="append", help="full-run results of tune pairs (default benchmarks/out/assess-quality-tune-all.jsonl); may be given more than once: the files' pairs together (--tune-lexical applies to the first)")
     ap.add_argument("--holdout", type=Path, action="append", help="full-run results of holdout pairs (default benchmarks/out/assess-quality-holdout-all.jsonl); may be given more than once, as --tune (--holdout-lexical applies to the first)")
     ap.add_argument("--tune-lexical", type=Path, default=None, help="a lexical-only results file of the same pairs: lexical signals the full run lacks are taken from it")
@@ -220,14 +181,15 @@ def main() -> None:
     ap.add_argument("--holdout-extra", type=Path, action="append")
     ap.add_argument("--tune-generated", type=Path, default=None, help="the model's greedy code of tune problems with every signal (benchmarks/generated_chance.py): fitted on with the tune pairs")
     ap.add_argument("--tune-generated-extra", type=Path, action="append", help="signals measured later for that code, by task_id (docstring_examples.py --generated-out)")
-    ap.add_argument("--model-key", default=DEFAULT_MODEL.key, help="the shipped calibration file to rewrite (default: the default model's)")
+    ap.add_argument("--model-key", default=None, help="the shipped calibration file to rewrite (default: the manifest's, else the default model's)")
     ap.add_argument("--write", action="store_true", help="write the model's calibration file")
     ap.add_argument("--plot", type=Path, default=None, help="the reliability diagram (PNG) of the holdout split")
     ap.add_argument("--generated", type=Path, default=None, help="an evaluation cache folder (<cache>/<model key>/<settings key>/mbpp): the model's greedy solutions of MBPP 11-510 with their official labels")
     args = ap.parse_args()
     settings = Settings()
-    tune = examples_of(read_pairs(DATA, "tune"), with_extra(split_results(args.tune or [OUT / "assess-quality-tune-all.jsonl"], args.tune_lexical, args.lexical_replaces), args.tune_extra))
-    holdout = examples_of(read_pairs(DATA, "holdout"), with_extra(split_results(args.holdout or [OUT / "assess-quality-holdout-all.jsonl"], args.holdout_lexical, args.lexical_replaces), args.holdout_extra))
+    inputs = fit_inputs(args)
+    tune = inputs.tune_pairs(DATA)
+    holdout = inputs.holdout_pairs(DATA)
     print(f"tune: {describe_split(tune, 'tune')}")
 
     print("\nlexical signals on the tune split (AUROC for 'fails'):")
@@ -239,9 +201,9 @@ def main() -> None:
         auc, n = auroc_fails(tune, [e.signals.get(name) for e in tune])
         print(f"  {name:20} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
 
-    generated_tune = with_generated_extra(read_generated(args.tune_generated), args.tune_generated_extra) if args.tune_generated else []
+    generated_tune = inputs.generated()
     if generated_tune:
-        print(f"\nthe model's greedy code of tune problems ({args.tune_generated}): {len(generated_tune)} functions, {sum(e.passed for e in generated_tune)} pass the official tests")
+        print(f"\nthe model's greedy code of tune problems ({os.path.relpath(inputs.tune_generated)}): {len(generated_tune)} functions, {sum(e.passed for e in generated_tune)} pass the official tests")
         for name in ("lexical.all.blended_surprisal", *OTHER_SIGNALS):
             auc, n = auroc_fails(generated_tune, [e.signals.get(name) for e in generated_tune])
             print(f"  {name:36} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
@@ -263,7 +225,7 @@ def main() -> None:
     chosen = next(cv for cv in chains if cv.levels == levels)
     print(f"  chosen (the fewest signals among the chains above the lowest mean log-loss by at most one standard error of the paired difference, then the lowest): {chosen.describe()}")
 
-    old = Calibration.load(SHIPPED_DIR / f"{args.model_key}.json")
+    old = Calibration.load(SHIPPED_DIR / f"{inputs.model_key}.json")
     cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, levels, generated_tune)
     model = cal.pass_model
     print("\nfitted on the whole tune split:")
@@ -300,7 +262,7 @@ def main() -> None:
         generated(model, args.generated, settings)
 
     if args.write:
-        path = SHIPPED_DIR / f"{args.model_key}.json"
+        path = SHIPPED_DIR / f"{inputs.model_key}.json"
         cal.save(path)
         print(f"\nwrote {path}")
 

@@ -1,0 +1,59 @@
+"""Each model's fit manifest (``qualm.fit_inputs``) names the rows its shipped chance of passing was
+fitted on: refitting the shipped chain on them gives the shipped numbers, the tune split holds no
+MBPP 11-510 problem and no holdout problem, and a bad manifest stops with a clear message.
+
+Real rows and real fits (scikit-learn), no model: about a second per model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from qualm.calibrate_pairs import fit_chain
+from qualm.chance_fit import check_fit_split
+from qualm.ensemble import SHIPPED_DIR, Calibration
+from qualm.fit_inputs import PAIRS_FILE, FitInputs
+
+ROOT = Path(__file__).resolve().parents[2]
+MANIFESTS = [ROOT / "results" / "assess-quality" / "fit-inputs.json", ROOT / "results" / "qwen2.5-coder-1.5b" / "calibration" / "fit-inputs.json"]
+
+
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=lambda p: p.parent.name)
+def test_refitting_the_manifest_gives_the_shipped_chance(manifest):
+    inputs = FitInputs.read(manifest)
+    shipped = Calibration.load(SHIPPED_DIR / f"{inputs.model_key}.json").pass_model
+    assert shipped is not None
+    tune = inputs.tune_pairs(ROOT / PAIRS_FILE)
+    generated = inputs.generated()
+    assert len(tune) >= 100 and generated
+    refit = fit_chain([*tune, *generated], [link.features for link in shipped.chain()])
+    assert [link.features for link in refit.chain()] == [link.features for link in shipped.chain()]
+    for mine, theirs in zip(refit.chain(), shipped.chain()):
+        assert mine.n_fitted == theirs.n_fitted, mine.features
+        for a, b in zip([*mine.coef, mine.intercept, *mine.mean, *mine.scale], [*theirs.coef, theirs.intercept, *theirs.mean, *theirs.scale]):
+            assert a == pytest.approx(b, rel=1e-6, abs=1e-9), mine.features
+
+
+@pytest.mark.parametrize("manifest", MANIFESTS, ids=lambda p: p.parent.name)
+def test_the_tune_split_is_apart_from_the_test_split_and_the_holdout(manifest):
+    inputs = FitInputs.read(manifest)
+    tune = {e.task_id for e in [*inputs.tune_pairs(ROOT / PAIRS_FILE), *inputs.generated()]}
+    holdout = {e.task_id for e in inputs.holdout_pairs(ROOT / PAIRS_FILE)}
+    check_fit_split(sorted(tune))  # raises on MBPP 11-510
+    assert holdout and not tune & holdout
+
+
+def test_a_missing_file_or_an_unknown_key_is_named(tmp_path):
+    (tmp_path / "a.jsonl").write_text("")
+    path = tmp_path / "fit-inputs.json"
+    path.write_text(json.dumps({"tune": ["a.jsonl", "gone.jsonl"]}))
+    with pytest.raises(FileNotFoundError, match="gone.jsonl"):
+        FitInputs.read(path)
+    path.write_text(json.dumps({"tune": ["a.jsonl"], "holdouts": ["a.jsonl"]}))
+    with pytest.raises(ValueError, match="holdouts"):
+        FitInputs.read(path)
+    path.write_text(json.dumps({"holdout": ["a.jsonl"]}))
+    with pytest.raises(ValueError, match="no tune file"):
+        FitInputs.read(path)
