@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from .calibrate_pairs import examples_of, read_generated, read_pairs, read_results
@@ -42,13 +42,12 @@ class FitInputs:
     holdout_extra: tuple[Path, ...] = ()
     tune_generated: Path | None = None  # the model's greedy code of tune problems
     tune_generated_extra: tuple[Path, ...] = ()
-    source: Path | None = field(default=None, compare=False)  # the manifest it was read from
 
     @classmethod
     def read(cls, path: Path) -> FitInputs:
         """A manifest; a listed file that is not there stops here, before anything is fitted."""
         data = json.loads(path.read_text())
-        unknown = set(data) - {f for f in cls.__dataclass_fields__ if f != "source"}
+        unknown = set(data) - set(cls.__dataclass_fields__)
         if unknown:
             raise ValueError(f"{path}: unknown keys {sorted(unknown)}")
         base = path.parent
@@ -70,7 +69,6 @@ class FitInputs:
             holdout_extra=many("holdout_extra"),
             tune_generated=one("tune_generated"),
             tune_generated_extra=many("tune_generated_extra"),
-            source=path,
         )
         missing = [str(p) for p in inputs.files() if not p.exists()]
         if missing:
