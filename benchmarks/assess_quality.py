@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from qualm.calibrate_pairs import auroc_fails, examples_of, measure_pairs, prepared, read_pairs, read_results
+from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, measure_pairs, prepared, read_pairs, read_results
 from qualm.chance import PassModel
 from qualm.engine import calibration_for
 from qualm.lang import PYTHON
@@ -30,7 +30,7 @@ from qualm.model import load_model
 from qualm.settings import Settings
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "mutant-pairs.jsonl"
+DATA = HERE.parent / PAIRS_FILE
 
 
 def report(rows: list[dict], results: dict[tuple[str, str], dict], pass_model: PassModel | None = None) -> None:

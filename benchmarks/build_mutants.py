@@ -20,10 +20,11 @@ import sys
 import time
 from pathlib import Path
 
+from qualm.calibrate_pairs import PAIRS_FILE
 from qualm.evaluation.datasets import humaneval, mbpp
 from qualm.evaluation.mutants import DEFAULT_BUDGET_S, DEFAULT_PER_PROBLEM, KINDS, ProblemPairs, build_pairs, rows
 
-DEFAULT_OUT = Path(__file__).parent / "data" / "mutant-pairs.jsonl"
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / PAIRS_FILE
 
 
 def figures(results: list[ProblemPairs], label: str) -> list[str]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from qualm.calibrate_pairs import auroc_fails, examples_of, holdout_quality, read_pairs, read_results
+from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, holdout_quality, read_pairs, read_results
 from qualm.ensemble import Calibration
 from qualm.fit_inputs import with_extra, with_lexical
 
@@ -28,7 +28,7 @@ def main() -> None:
     ap.add_argument("--stride", type=int, default=10)
     args = ap.parse_args()
     model = Calibration.load(SHIPPED).pass_model
-    rows = read_pairs(HERE / "data" / "mutant-pairs.jsonl", "holdout", args.stride)
+    rows = read_pairs(HERE.parent / PAIRS_FILE, "holdout", args.stride)
     stored = with_extra(
         with_lexical(read_results(R / "assess-quality-holdout-all-stride-5.jsonl"), R / "assess-quality-holdout-lexical-all.jsonl", True),
         [R / "assess-quality-holdout-solutions.jsonl", R / "swap-signals-holdout.jsonl"],

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from generated_chance import greedy_function
 
-from qualm.calibrate_pairs import SIDES, auroc_fails, prepared, read_pairs
+from qualm.calibrate_pairs import PAIRS_FILE, SIDES, auroc_fails, prepared, read_pairs
 from qualm.chance_fit import Example
 from qualm.evaluation import datasets
 from qualm.lang import PYTHON, SourceError
@@ -30,7 +30,7 @@ from qualm.signals.examples import check_examples
 from qualm_sandbox import SandboxConfig
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "mutant-pairs.jsonl"
+DATA = HERE.parent / PAIRS_FILE
 
 
 def _row(pair_id: str, side: str, result) -> dict:

@@ -34,7 +34,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from qualm.calibrate_pairs import CANDIDATE_FEATURES, auroc_fails, choose_chain, choose_features, describe_split, pairs_calibration
+from qualm.calibrate_pairs import CANDIDATE_FEATURES, PAIRS_FILE, auroc_fails, choose_chain, choose_features, describe_split, pairs_calibration
 from qualm.chance import LEXICAL_SIGNALS, PassModel, signals_of
 from qualm.chance_fit import Example, reliability
 from qualm.ensemble import SHIPPED_DIR, Calibration
@@ -47,7 +47,7 @@ from qualm.signals.lexical import lexical_report
 from qualm.trace import Trace
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "mutant-pairs.jsonl"
+DATA = HERE.parent / PAIRS_FILE
 OUT = HERE / "out"
 
 

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 from qualm.calibrate import ReferenceProblem, with_task
-from qualm.calibrate_pairs import auroc_fails, read_generated, read_pairs
+from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, read_generated, read_pairs
 from qualm.chance_fit import check_fit_split
 from qualm.engine import assess_function, generate_solution
 from qualm.evaluation import datasets
@@ -34,7 +34,7 @@ from qualm.settings import Settings
 from qualm_sandbox import SandboxConfig
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / "data" / "mutant-pairs.jsonl"
+DATA = HERE.parent / PAIRS_FILE
 R = HERE.parent / "results" / "assess-quality"
 
 

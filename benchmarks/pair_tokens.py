@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 from sklearn.metrics import roc_auc_score
 
-from qualm.calibrate_pairs import read_pairs
+from qualm.calibrate_pairs import PAIRS_FILE, read_pairs
 from qualm.model import ModelBackend, load_model
 from qualm.settings import Settings
 from qualm.trace import MIN_PROB, Trace
 
 SIDES = ("original", "mutant")
-DATA = Path(__file__).resolve().parent / "data" / "mutant-pairs.jsonl"
+DATA = Path(__file__).resolve().parents[1] / PAIRS_FILE
 Key = tuple[str, str]
 
 

@@ -23,12 +23,12 @@ from pathlib import Path
 
 from swap_signals import gain
 
-from qualm.calibrate_pairs import measure_again, measure_solutions, read_pairs, read_results
+from qualm.calibrate_pairs import PAIRS_FILE, measure_again, measure_solutions, read_pairs, read_results
 from qualm.engine import SampleCache
 from qualm.model import load_model
 from qualm.settings import Settings
 
-DATA = Path(__file__).resolve().parent / "data" / "mutant-pairs.jsonl"
+DATA = Path(__file__).resolve().parents[1] / PAIRS_FILE
 
 
 def main() -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from sklearn.metrics import roc_auc_score
 
-from qualm.calibrate_pairs import SIDES, measure_again, prepared, read_pairs, read_results
+from qualm.calibrate_pairs import PAIRS_FILE, SIDES, measure_again, prepared, read_pairs, read_results
 from qualm.engine import SampleCache
 from qualm.engine.scoring import score_function
 from qualm.engine.solutions import check_against_solutions
@@ -37,7 +37,7 @@ from qualm.signals.agreement import run_probes
 from qualm.signals.swaps import TokenSwap, swap_gain
 from qualm_sandbox import SandboxConfig
 
-DATA = Path(__file__).resolve().parent / "data" / "mutant-pairs.jsonl"
+DATA = Path(__file__).resolve().parents[1] / PAIRS_FILE
 
 
 def measure(backend, settings: Settings, row: dict, side: str, measured: dict, samples: SampleCache) -> dict:

@@ -42,6 +42,9 @@ from .model import CancelToken, ModelBackend
 from .settings import Settings
 from .signals.agreement import run_probes
 
+# The right/wrong pairs, relative to a checkout's root: benchmarks and tests join it to theirs.
+PAIRS_FILE = Path("benchmarks") / "data" / "mutant-pairs.jsonl"
+
 # The candidate inputs of the chance of passing: the functional axis alone, with each kind of
 # lexical signal for code in the file, then with the plan signals, then the signals of the model's
 # own solutions.

@@ -27,8 +27,6 @@ from pathlib import Path
 from .calibrate_pairs import examples_of, read_generated, read_pairs, read_results
 from .chance_fit import Example
 
-PAIRS_FILE = Path("benchmarks") / "data" / "mutant-pairs.jsonl"  # relative to the repository
-
 
 @dataclass(frozen=True)
 class FitInputs:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from test_eval_datasets import needs_sandbox  # the same skip rule: tests that need the real sandbox
 
+from qualm import calibrate_pairs
 from qualm.evaluation.datasets import humaneval
 from qualm.evaluation.labels import official_label
 from qualm.evaluation.mutants import (
@@ -25,7 +26,7 @@ from qualm.evaluation.mutants import (
 )
 from qualm.evaluation.problems import OfficialTests, Problem
 
-PAIRS_FILE = Path(__file__).parents[2] / "benchmarks" / "data" / "mutant-pairs.jsonl"
+PAIRS_FILE = Path(__file__).parents[2] / calibrate_pairs.PAIRS_FILE
 
 
 def _texts(source: str, kind: str, entry_point: str = "f") -> list[str]:

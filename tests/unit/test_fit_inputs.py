@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from qualm.calibrate_pairs import fit_chain
+from qualm.calibrate_pairs import PAIRS_FILE, fit_chain
 from qualm.chance_fit import check_fit_split
 from qualm.ensemble import SHIPPED_DIR, Calibration
-from qualm.fit_inputs import PAIRS_FILE, FitInputs
+from qualm.fit_inputs import FitInputs
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = [ROOT / "results" / "assess-quality" / "fit-inputs.json", ROOT / "results" / "qwen2.5-coder-1.5b" / "calibration" / "fit-inputs.json"]
