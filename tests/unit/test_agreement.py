@@ -79,6 +79,59 @@ def test_a_function_name_that_is_not_a_name_is_refused():
         run_probes(RIGHT, TESTS, "add); import os; (")
 
 
+def test_any_python_identifier_is_a_function_name():
+    # a crash of `qualm assess` on `def grüße(...)` before this
+    report = run_probes('def grüße(name):\n    return f"Hallo, {name}!"\n', ["assert grüße('Ana') == 'Hallo, Ana!'"], "grüße")
+    assert report.outcomes[0].status == "passed" and _answers(report) == [["'Hallo, Ana!'"]]
+    with pytest.raises(ValueError):
+        run_probes(RIGHT, TESTS, "class")
+
+
+ASYNC = "import asyncio\nasync def squares(xs):\n    await asyncio.sleep(0)\n    return [x * x for x in xs]\n"
+ASYNC_WRONG = ASYNC.replace("x * x", "x + x")
+
+
+def test_an_async_def_called_without_await_is_run_to_its_result():
+    tests = [
+        "assert squares([1, 3]) == [1, 9]",  # how a model writes it: called as if it were plain
+        "assert asyncio.run(squares([3])) == [9]",  # how it should be written: still the result
+        "async def t():\n    assert await squares([3]) == [9]\nasyncio.run(t())",  # from async code: awaited there
+        "assert squares([1]) == [2]",  # a wrong expected value still fails
+    ]
+    right, wrong = run_probes(ASYNC, tests, "squares"), run_probes(ASYNC_WRONG, tests, "squares")
+    assert [o.status for o in right.outcomes] == ["passed", "passed", "passed", "failed"]
+    assert _answers(right) == [["[1, 9]"], ["[9]"], ["[9]"], ["[1]"]]  # the results, recorded also when awaited
+    assert [o.status for o in wrong.outcomes] == ["failed", "failed", "failed", "passed"]
+    # before, every coroutine's answer was '<coroutine object squares>': right and wrong agreed
+    assert _answers(wrong)[0] == ["[2, 6]"]
+    # plain run_tests (the paper's evaluation) is unchanged: the coroutine is not equal to a list
+    assert run_tests(ASYNC, tests[:1]).outcomes[0].status == "failed"
+
+
+GENERATORS = (
+    "def chunks(xs, n):\n    for i in range(0, len(xs), n):\n        yield xs[i:i + n]\n"
+    "def naturals():\n    i = 0\n    while True:\n        yield i\n        i += 1\n"
+    "def lazy(n):\n    return (i for i in range(n))\n"
+)
+
+
+def test_a_generator_function_is_compared_by_its_items():
+    tests = [
+        "assert chunks([1, 2, 3], 2) == [[1, 2], [3]]",  # compared with a list: its items
+        "assert list(chunks([1, 2, 3], 2)) == [[1, 2], [3]]",
+        "assert next(chunks([1, 2, 3], 2)) == [1, 2]",  # still an iterator
+        "assert chunks([1, 2, 3], 2) == [[1, 2, 3]]",
+    ]
+    report = run_probes(GENERATORS, tests, "chunks")
+    assert [o.status for o in report.outcomes] == ["passed", "passed", "passed", "failed"]
+    assert _answers(report)[0] == ["[[1, 2], [3]]"]
+    # an endless generator stays an iterator (the first 10001 items are recorded)
+    endless = run_probes(GENERATORS, ["g = naturals(); next(g); assert next(g) == 1", "assert naturals() == [0]"], "naturals")
+    assert [o.status for o in endless.outcomes] == ["passed", "failed"]
+    # a plain function that returns a generator is not settled: its tests see what a caller gets
+    assert run_probes(GENERATORS, ["assert lazy(2) == [0, 1]"], "lazy").outcomes[0].status == "failed"
+
+
 def test_read_answers_without_a_marker():
     assert read_answers("hello\n", "__m__ ") == ("hello\n", None)
 

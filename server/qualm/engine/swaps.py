@@ -12,11 +12,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from qualm_sandbox import SandboxConfig, SandboxUnavailable, run_tests
+from qualm_sandbox import SandboxConfig, SandboxUnavailable
 
 from ..lang import FunctionSource
 from ..model import CancelToken
 from ..settings import Settings, default_threads
+from ..signals.agreement import run_probes
 from ..signals.swaps import SwapResult, swap_gain, token_swaps
 from ..trace import Trace
 from .solutions import sandbox_workers
@@ -44,8 +45,11 @@ def check_swaps(
         return SwapResult(None, "no tests to run the swaps on", [], None)
     swaps = token_swaps(trace, fn.source, fn.body_offset, f.swap_positions, f.swap_alternatives, f.swap_floor, parses)
 
+    name = fn.name.split(".")[-1]
+
     def run(source: str) -> list[str]:
-        report = run_tests(fn.program_with(source), list(tests), config, should_stop=cancel.or_after(2 * config.timeout))
+        # run as the code's own tests ran (run_probes): an async def or a generator is settled alike
+        report = run_probes(fn.program_with(source), list(tests), name, config, should_stop=cancel.or_after(2 * config.timeout))
         return [o.status for o in report.outcomes]
 
     try:

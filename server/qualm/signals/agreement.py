@@ -18,12 +18,17 @@ function it made (recursive calls are not recorded). Values are compared after n
 floats to 6 decimals, sets and dicts in sorted order, bool as int (``==`` semantics), anything else
 by its type and ``repr`` without addresses. A test that timed out or crashed before calling the
 function leaves no answers: the probe is not compared for that pair.
+
+An ``async def`` or a generator function under test is settled as its tests mean it: a call from
+the test runs to its result (from async code in the test it is awaited there, and recorded then),
+a generator's items become a list that is still an iterator. Its verdicts then differ from
+``run_tests``'s, which the paper's evaluation keeps.
 """
 
 from __future__ import annotations
 
 import ast
-import re
+import keyword
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -34,6 +39,7 @@ from qualm_sandbox import SandboxConfig, SandboxReport, TestOutcome, run_tests
 # calls it and keeps what its top-level calls returned; the test then runs unchanged (its own
 # verdict is the test's status) and the answers are written after a marker with a fresh nonce, so
 # a test cannot forge them. Names start with __qualm so they cannot clash with the candidate's.
+# A coroutine or generator function is settled as its tests mean it (``settle`` below).
 _PROBE = '''
 import sys as __qualm_sys
 def __qualm_norm(v, depth=0):
@@ -46,7 +52,7 @@ def __qualm_norm(v, depth=0):
     if isinstance(v, (int, str, bytes, complex)) or v is None:
         return repr(v)
     if isinstance(v, (list, tuple)):
-        return type(v).__name__ + "[" + ",".join(__qualm_norm(x, depth + 1) for x in v) + "]"
+        return ("list" if type(v) is __qualm_yielded else type(v).__name__) + "[" + ",".join(__qualm_norm(x, depth + 1) for x in v) + "]"
     if isinstance(v, (set, frozenset)):
         return "set{" + ",".join(sorted(__qualm_norm(x, depth + 1) for x in v)) + "}"
     if isinstance(v, dict):
@@ -62,6 +68,53 @@ import functools as __qualm_functools
 __qualm_write = __qualm_sys.__stdout__.write
 __qualm_answers = []
 __qualm_under_test = globals()[@NAME_LITERAL@]
+__qualm_flags = getattr(getattr(__qualm_under_test, "__code__", None), "co_flags", 0)
+class __qualm_yielded(list):
+    # a generator's items: equal to the list a test compares them with, and still an iterator
+    _at = 0
+    def __next__(self):
+        if self._at >= len(self):
+            raise StopIteration
+        self._at += 1
+        return self[self._at - 1]
+if __qualm_flags & 0x80:  # CO_COROUTINE: an async def
+    import asyncio as __qualm_asyncio
+    __qualm_asyncio_run = __qualm_asyncio.run
+    def __qualm_run_settled(main, *args, **kwargs):
+        # asyncio.run(f(x)) in a test: f(x) is settled already, its value passes through
+        if hasattr(main, "__await__"):
+            return __qualm_asyncio_run(main, *args, **kwargs)
+        return main
+    __qualm_asyncio.run = __qualm_run_settled
+__qualm_later = object()
+def __qualm_settle(value):
+    # A test that calls an async def without awaiting means its result; one that compares a
+    # generator's call with a list means its items. Returns what the test gets and what is
+    # recorded (__qualm_later: recorded when the test awaits it, from async code).
+    if __qualm_flags & 0x80 and hasattr(value, "__await__"):
+        try:
+            __qualm_asyncio.get_running_loop()
+        except RuntimeError:
+            value = __qualm_asyncio_run(value)
+            return value, value
+        return __qualm_awaited(value), __qualm_later
+    if __qualm_flags & 0x20 and hasattr(value, "__next__"):  # CO_GENERATOR
+        items = __qualm_yielded()
+        for item in value:
+            items.append(item)
+            if len(items) > 10000:  # endless, or nearly: the test gets an iterator, not a list
+                return __qualm_itertools.chain(items, value), items
+        return items, items
+    return value, value
+async def __qualm_awaited(coro):
+    try:
+        value = await coro
+    except Exception as exc:
+        __qualm_record("raised " + type(exc).__name__, "raises " + type(exc).__name__)
+        raise
+    __qualm_record(__qualm_norm(value), __qualm_shown(value))
+    return value
+import itertools as __qualm_itertools
 def __qualm_record(compared, shown):
     digest = __qualm_hashlib.sha1(compared.encode("utf-8", "replace")).hexdigest()[:16]
     __qualm_answers.append((digest, shown[:120]))
@@ -75,13 +128,14 @@ def __qualm_recorder(*args, **kwargs):
     # recorded and take no extra stack frame (a deep recursion fails exactly where it would).
     globals()[@NAME_LITERAL@] = __qualm_under_test
     try:
-        value = __qualm_under_test(*args, **kwargs)
+        value, recorded = __qualm_settle(__qualm_under_test(*args, **kwargs))
     except Exception as exc:
         __qualm_record("raised " + type(exc).__name__, "raises " + type(exc).__name__)
         raise
     finally:
         globals()[@NAME_LITERAL@] = __qualm_recorder
-    __qualm_record(__qualm_norm(value), __qualm_shown(value))
+    if recorded is not __qualm_later:
+        __qualm_record(__qualm_norm(recorded), __qualm_shown(recorded))
     return value
 try:
     __qualm_functools.update_wrapper(__qualm_recorder, __qualm_under_test)
@@ -153,7 +207,8 @@ def run_probes(
     """Run each test against ``program`` in the sandbox, keeping its verdict and its answers.
 
     Raises :class:`qualm_sandbox.SandboxUnavailable` when no sandbox can run here."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", function_name):
+    # any Python identifier (``grüße`` is one): the name is only ever written into the probe as a literal
+    if not function_name.isidentifier() or keyword.iskeyword(function_name):
         raise ValueError(f"not a function name: {function_name!r}")
     marker = f"__qualm_answers_{secrets.token_hex(8)}__ "
     report = run_tests(program, [probe(t, function_name, marker) for t in tests], config, should_stop=should_stop)
