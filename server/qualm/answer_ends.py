@@ -52,18 +52,21 @@ def plan_end(text: str) -> int | None:
 
 
 _ASSERT_ITEM = re.compile(r'^\s*"\s*assert\b.*"\s*,?\s*$')
+_SETUP_ITEM = re.compile(r'^\s*".*\bassert\b.*"\s*,?\s*$')  # a method's test: `obj = C(); assert ...`
 
 
-def tests_end(count: int) -> EndRule:
+def tests_end(count: int, setup: bool = False) -> EndRule:
     """End of a JSON list of assert strings once ``count`` items are complete: the kept text ends
-    after the ``count``-th item's line (the parser reads a list without its closing bracket)."""
+    after the ``count``-th item's line (the parser reads a list without its closing bracket).
+    ``setup``: items may build an object before their assert (a method's tests)."""
+    item = _SETUP_ITEM if setup else _ASSERT_ITEM
 
     def rule(text: str) -> int | None:
         seen = 0
         offset = 0
         for line in text.split("\n")[:-1]:
             offset += len(line) + 1
-            if _ASSERT_ITEM.match(line):
+            if item.match(line):
                 seen += 1
                 if seen >= count:
                     return offset

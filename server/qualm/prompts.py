@@ -134,9 +134,35 @@ def candidate_plan(problem_description: str, candidate: str, fence: str = "pytho
     )
 
 
-def test_generation(problem_description: str, num_test_cases: int = 10) -> ChatPrompt:
+METHOD_TESTS = """1. Generate exactly {num_test_cases} diverse test cases for the method `{method}` of class `{owner}`:
+   each one line that creates the object, then asserts, with `;` between statements"""
+
+# A method's tests, in the same prompt: the placeholders of the function's example (`args1`) were
+# copied literally by the 0.5B model into 2 of 3 test lists for methods (`Stack(init_args)`);
+# `...` in their place gave real values in 8 of 9 (three hand-written classes, 2026-11-27), where the
+# class takes arguments; `Solution(...)` was copied where it takes none, so there it is `Solution()`.
+METHOD_EXAMPLES = """JSON format: each string creates a `{owner}` with real values, calls what it needs, then asserts on `{method}`:
+[
+    "{example}","""
+
+
+def test_generation(problem_description: str, num_test_cases: int = 10, method: tuple[str, str, str] | None = None) -> ChatPrompt:
+    """The paper's test prompt; for a method (``(class, method, an example test's form)``) the same
+    prompt asks for tests that build the object first, one line each
+    (``functional.parse_tests(setup=True)`` reads them)."""
+    user = TEST_GENERATION
+    if method is not None:
+        owner, name, example = method
+        user = user.replace("this function.\nDO NOT implement the function.", "this method.\nDO NOT implement the method.", 1)
+        user = user.replace("""1. Generate exactly {num_test_cases} diverse test cases as valid Python
+   assert statements""", METHOD_TESTS.replace("{owner}", owner).replace("{method}", name))
+        user = user.replace("""JSON format:
+[
+    "assert function_name(args1) == expected1",
+    "assert function_name(args2) == expected2",""", METHOD_EXAMPLES.replace("{owner}", owner).replace("{method}", name).replace("{example}", example))
+        user = user.replace("{num_test_cases} assert statements", "{num_test_cases} test strings")
     return ChatPrompt(
-        user=TEST_GENERATION.format(problem_description=problem_description.strip("\n"), num_test_cases=num_test_cases),
+        user=user.format(problem_description=problem_description.strip("\n"), num_test_cases=num_test_cases),
         assistant_prefix=TEST_GENERATION_PREFILL,
         stop=(CODE_FENCE,),
         name="test_generation",

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from qualm.engine import assess_function
+from qualm.engine import SampleCache, assess_function
 from qualm.ensemble import new_calibration
 from qualm.lang import PYTHON
 
@@ -280,3 +280,30 @@ def test_the_docstring_example_runs_beside_the_model_tests(correct_and_wrong):
     assert [o.status for o in wrong.examples.outcomes] == ["failed"]
     assert right.extra["signals"]["examples_failed"] == 0.0 and wrong.extra["signals"]["examples_failed"] == 1.0
     assert "fails the docstring's example" in wrong.functional.note and "passes the docstring's example" in right.functional.note
+
+
+CALC = '''class Calc:
+    """A calculator that remembers its last answer."""
+
+    def __init__(self):
+        self.last = 0
+
+    def add(self, a: int, b: int) -> int:
+        """Return the sum of a and b, and remember it as the last answer."""
+        self.last = a + b
+        return self.last
+'''
+
+
+def test_a_methods_self_tests_build_its_object_and_run_in_its_class(backend, small):
+    # Before, a method's functional axis was unavailable ("a method needs its class").
+    samples = SampleCache()
+    right = assess_function(backend, find_function(CALC, "Calc.add"), small, None, samples=samples)
+    wrong = assess_function(backend, find_function(CALC.replace("self.last = a + b", "self.last = a - b"), "Calc.add"), small, None, samples=samples)
+    assert right.functional.available and wrong.functional.available
+    assert right.tests and all("Calc(" in t.code and ".add(" in t.code for t in right.tests)
+    assert not any("NameError" in t.message for t in right.tests)  # the class and its __init__ were there
+    assert wrong.functional.raw > right.functional.raw
+    # the model's solutions are its versions of the method, run in the file's class
+    assert right.solutions is not None and right.solutions.solutions
+    assert right.extra["signals"]["functional_weighted"] < wrong.extra["signals"]["functional_weighted"]

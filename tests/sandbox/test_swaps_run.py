@@ -95,3 +95,13 @@ def test_the_swaps_of_an_async_def_run_as_its_tests_do():
     assert statuses == ["failed", "passed", "failed"]
     result = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), TESTS, statuses, None, Settings(), CONFIG, PYTHON.parses)
     assert result.best is not None and result.best.statuses == ("passed", "passed", "passed")
+
+
+def test_the_swaps_of_a_method_run_in_its_class():
+    text = "class Acc:\n    def __init__(self, v):\n        self.v = v\n\n    def add(self, a, b):\n        return a - b\n"
+    fn = PYTHON.find_function(text, "Acc.add")
+    tests = ["assert Acc(0).add(2, 3) == 5", "obj = Acc(1); assert obj.add(0, 0) == 0", "assert Acc(0).add(-1, 1) == 0"]
+    statuses = [o.status for o in run_probes(fn.program, tests, "Acc.add", CONFIG).outcomes]
+    assert statuses == ["failed", "passed", "failed"]
+    result = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), tests, statuses, None, Settings(), CONFIG, PYTHON.parses)
+    assert result.best is not None and result.best.statuses == ("passed", "passed", "passed")

@@ -132,6 +132,43 @@ def test_a_generator_function_is_compared_by_its_items():
     assert run_probes(GENERATORS, ["assert lazy(2) == [0, 1]"], "lazy").outcomes[0].status == "failed"
 
 
+CLASS = """
+class Stack:
+    def __init__(self):
+        self.items = []
+    def push(self, x):
+        self.items.append(x)
+    def pop(self):
+        return self.items.pop()
+    def depth(self, n):
+        return 0 if n == 0 else 1 + self.depth(n - 1)
+    @staticmethod
+    def make(n):
+        return list(range(n))
+    @classmethod
+    def named(cls):
+        return cls.__name__
+    @property
+    def top(self):
+        return self.items[-1]
+"""
+
+
+def test_a_method_is_recorded_on_its_class():
+    pop = run_probes(CLASS, ["s = Stack(); s.push(1); s.push(2); assert s.pop() == 2", "assert Stack().pop() == 1"], "Stack.pop")
+    assert [o.status for o in pop.outcomes] == ["passed", "error"] and _answers(pop) == [["2"], ["raises IndexError"]]
+    assert _answers(run_probes(CLASS, ["assert Stack().depth(4) == 4"], "Stack.depth")) == [["4"]]  # recursion not recorded
+    # a staticmethod and a classmethod stay what they are, called on the class or an instance
+    make = run_probes(CLASS, ["assert Stack.make(3) == [0, 1, 2]", "assert Stack().make(1) == [0]"], "Stack.make")
+    assert [o.status for o in make.outcomes] == ["passed", "passed"] and _answers(make) == [["[0, 1, 2]"], ["[0]"]]
+    assert _answers(run_probes(CLASS, ["assert Stack.named() == 'Stack'"], "Stack.named")) == [["'Stack'"]]
+    # a property is read, not called: its test runs, unrecorded
+    top = run_probes(CLASS, ["s = Stack(); s.push(4); assert s.top == 4"], "Stack.top")
+    assert top.outcomes[0].status == "passed" and _answers(top) == [[]]
+    with pytest.raises(ValueError):
+        run_probes(CLASS, [], "Stack.pop.inner")
+
+
 def test_read_answers_without_a_marker():
     assert read_answers("hello\n", "__m__ ") == ("hello\n", None)
 

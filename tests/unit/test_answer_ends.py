@@ -45,3 +45,10 @@ def test_the_test_list_ends_after_the_m_th_assert():
     assert answer_ends.tests_end(5)(text) is None
     assert answer_ends.tests_end(1)('[\n    "assert f(1) == 1",') is None  # that line is not finished yet
 
+
+
+def test_a_methods_test_list_ends_after_the_m_th_test_that_builds_its_object():
+    text = '[\n    "obj = Stack(); assert obj.pop() == 1",\n    "assert Stack().size() == 0",\n    "obj = Stack(); obj.push(2); assert obj.pop() == 2",\n    "obj'
+    assert answer_ends.tests_end(2)(text) is None  # one plain assert: a function's rule counts one
+    end = answer_ends.tests_end(2, setup=True)(text)
+    assert end is not None and text[:end].endswith('"assert Stack().size() == 0",\n')

@@ -92,3 +92,44 @@ def test_tests_that_never_call_the_function_are_dropped_with_the_reason():
     assert kept.tests == ["assert add(1, 2) == 3", "assert calc.add(2, 2) == 4"]
     assert [why for _, why in kept.dropped] == ["never calls add"] * 3  # naming the function is not calling it
     assert calling_only(parse_tests('["assert True"]'), "add").tests == []
+
+
+def test_a_methods_tests_may_build_the_object_before_the_assert():
+    text = '''[
+        "obj = Stack(); obj.push(1); assert obj.pop() == 1",
+        "obj = Stack(...); assert obj.pop(...) == ...;",
+        "import os; assert Stack().pop() == 1",
+        "for i in range(3): obj.push(i)",
+        "obj = Stack()",
+        "assert Stack().size() == 0",
+        "obj = Stack(); obj.push(1); obj.push(2); assert obj.pop() == 2; assert obj.pop() == 1"
+    ]'''
+    parsed = parse_tests(text, setup=True)
+    assert parsed.tests == [
+        "obj = Stack(); obj.push(1); assert obj.pop() == 1", "obj = Stack(...); assert obj.pop(...) == ...;", "assert Stack().size() == 0",
+        "obj = Stack(); obj.push(1); obj.push(2); assert obj.pop() == 2; assert obj.pop() == 1",  # several asserts: all must hold
+    ]
+    assert [why for _, why in parsed.dropped] == ["more than simple statements before its assert", "does not end in an assert statement", "does not end in an assert statement"]
+    # a function's tests stay single asserts
+    assert parse_tests(text).tests == ["assert Stack().size() == 0"]
+
+
+def test_a_methods_test_prompt_names_its_class_and_shows_the_form_without_placeholders():
+    from qualm import prompts
+
+    plain = prompts.test_generation("def f(x):\n    pass", 10)
+    assert plain.user == prompts.TEST_GENERATION.format(problem_description="def f(x):\n    pass", num_test_cases=10)  # the paper's
+    method = prompts.test_generation("class Stack:\n    def pop(self):\n        pass", 10, ("Stack", "pop", "obj = Stack(); assert obj.pop() == ...")).user
+    assert "for this method." in method and "the method `pop` of class `Stack`" in method
+    assert '"obj = Stack(); assert obj.pop() == ...",' in method
+    assert "function_name" not in method and "args1" not in method  # the 0.5B copied those literally
+
+
+def test_a_methods_tests_with_unescaped_quotes_are_read_line_by_line():
+    # the 0.5B model's answer for a method of HumanEval/125 made a class method (2026-11-27)
+    text = '[\n    "obj = Solution(); assert obj.split_words("") == []",\n    "obj = Solution(); assert obj.split_words("a b") == ["a", "b"]",\n    "obj'
+    parsed = parse_tests(text, setup=True)
+    assert parsed.tests == ['obj = Solution(); assert obj.split_words("") == []', 'obj = Solution(); assert obj.split_words("a b") == ["a", "b"]']
+    assert parsed.source == "lines"
+    # a well-formed list is read as before
+    assert parse_tests('["obj = C(); assert obj.f(\\"\\") == 1"]', setup=True).source == "json"

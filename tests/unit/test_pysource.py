@@ -161,10 +161,85 @@ def test_a_function_that_uses_no_definition_runs_alone():
     assert fn.program_with("def decorate(f):\n    return None\n") == "import math\n\ndef decorate(f):\n    return None\n"
 
 
-def test_methods_and_nested_functions_carry_nothing():
-    # their tests do not run (a method needs its class), so nothing is gathered for them
-    assert find_function(SRC, "K.method").support == ""
-    assert find_function(SRC, "K.other.inner").support == ""
+def test_a_nested_function_carries_nothing_and_does_not_run():
+    inner = find_function(SRC, "K.other.inner")
+    assert inner.support == "" and inner.owner == "" and not inner.runs
+
+
+ACCOUNT = '''import math
+FEE = 1
+
+
+def fee(amount):
+    return FEE if amount else 0
+
+
+@decorate
+class Account:
+    """A bank account."""
+    currency: str = "EUR"
+
+    def __init__(self, balance=0):
+        self.balance = balance
+
+    def deposit(self, amount: int) -> int:
+        """Add amount; return the balance."""
+        self.balance += amount
+        return self.balance
+
+    def size(self): return 1
+
+    def withdraw(self, amount):
+        """Take amount out; return the balance."""
+        self.balance -= amount + fee(amount)
+        return self.balance
+
+
+class Other:
+    class Inner:
+        def deep(self):
+            return 1
+'''
+
+
+def test_a_method_runs_in_its_class_with_what_the_class_uses():
+    fn = find_function(ACCOUNT, "Account.withdraw")
+    assert fn.runs and fn.is_method and fn.owner_line == 9 and fn.indent == "    "
+    assert fn.support_names == ("FEE", "fee")  # read by the class's methods; `decorate` is not in the file
+    assert fn.owner.startswith("@decorate\nclass Account:") and fn.owner.rstrip().endswith("return self.balance")
+    assert fn.program == fn.imports + "\n" + fn.support + "\n" + fn.owner  # the class as in the file
+    # another version of the method takes its place in the class, at the method's indentation
+    other = fn.program_with("def withdraw(self, amount):\n    self.balance -= amount\n    return self.balance\n")
+    assert "        self.balance -= amount\n        return self.balance\n" in other and "amount + fee(amount)" not in other
+    assert other.count("def deposit") == 1 and other.count("def withdraw") == 1
+    # a method of a nested class does not run (its class is not at module level)
+    assert not find_function(ACCOUNT, "Other.Inner.deep").runs
+
+
+def test_a_methods_problem_shows_its_class_without_the_neighbours_bodies():
+    problem = find_function(ACCOUNT, "Account.withdraw").problem_description
+    assert problem.startswith("import math\n\n@decorate\nclass Account:\n    \"\"\"A bank account.\"\"\"\n    currency: str = \"EUR\"\n")
+    assert "    def __init__(self, balance=0):\n        self.balance = balance\n" in problem  # __init__ whole
+    assert '    def deposit(self, amount: int) -> int:\n        """Add amount; return the balance."""\n' in problem
+    assert "self.balance += amount" not in problem  # a neighbour's body is not shown
+    assert "    def size(self):\n        ...\n" in problem  # a one-line def: its signature
+    assert problem.endswith('    def withdraw(self, amount):\n        """Take amount out; return the balance."""\n')
+    assert "amount + fee(amount)" not in problem  # nor the method's own body
+
+
+def test_a_methods_answer_runs_in_the_files_class():
+    from qualm.lang.python.source import method_source
+
+    fn = find_function(ACCOUNT, "Account.withdraw")
+    answer = fn.problem_description + "        self.balance -= amount\n        return self.balance\n"
+    assert method_source(answer, "Account", "withdraw") == "def withdraw(self, amount):\n    \"\"\"Take amount out; return the balance.\"\"\"\n    self.balance -= amount\n    return self.balance\n"
+    assert method_source("def broken(:", "Account", "withdraw") is None
+    program = PYTHON.program_of_answer(fn)(answer)
+    namespace: dict = {"decorate": lambda c: c}
+    exec(program, namespace)  # the fixture above, not untrusted code
+    account = namespace["Account"](10)
+    assert account.deposit(5) == 15 and account.withdraw(3) == 12  # the file's deposit, the answer's withdraw
+    assert PYTHON.program_of_answer(find_function(ACCOUNT, "fee")) is None  # a function's answer is its program
 
 
 def test_a_whole_file_runs_with_each_functions_definitions_but_a_lens_listing_carries_none():
@@ -181,3 +256,17 @@ def test_qualm_check_reads_a_files_functions_with_their_definitions(tmp_path):
     path.write_text(HELPERS)
     functions, problem = read_functions(path, "m.py")
     assert problem == "" and next(fn for fn in functions if fn.name == "target").support_names == ("Box", "LIMIT", "SCALE", "decorate", "helper")
+
+
+def test_a_methods_test_example_says_which_calls_take_arguments():
+    def example(text: str, name: str) -> str:
+        return find_function(text, name).test_example
+
+    assert example(ACCOUNT, "Account.withdraw") == "obj = Account(); assert obj.withdraw(...) == ..."  # balance=0: none needed
+    assert example(ACCOUNT, "Account.size") == "obj = Account(); assert obj.size() == ..."
+    assert example("class S:\n    def __init__(self, xs):\n        self.xs = xs\n    def f(self, *, k):\n        return k\n", "S.f") == "obj = S(...); assert obj.f(...) == ..."
+    assert example("class S:\n    @staticmethod\n    def f(a):\n        return a\n", "S.f") == "assert S.f(...) == ..."
+    assert example("class S:\n    @classmethod\n    def f(cls):\n        return cls\n", "S.f") == "assert S.f() == ..."
+    # no __init__: a plain class takes nothing; a dataclass or a subclass may
+    assert example("class S:\n    def f(self):\n        return 1\n", "S.f") == "obj = S(); assert obj.f() == ..."
+    assert example("@dataclass\nclass S:\n    x: int\n    def f(self):\n        return 1\n", "S.f") == "obj = S(...); assert obj.f() == ..."

@@ -186,7 +186,8 @@ def assess_function(
     language = language_named(fn.language)
     want_algo, want_func = weights["algorithmic"] > 0, weights["functional"] > 0 and language.runs_tests
     a, f = settings.algorithmic, settings.functional
-    plan_jobs, test_jobs = sampling_jobs(problem, fn.source, settings, language, want_algo, want_func)
+    method = (fn.name.split(".")[0], fn.name.split(".")[-1], fn.test_example) if fn.owner else None
+    plan_jobs, test_jobs = sampling_jobs(problem, fn.source, settings, language, want_algo, want_func, method)
     want_own = want_algo and a.candidate_plan  # the code's own plan is the last plan job
     t0 = time.perf_counter()
     traces: list[Trace] = []
@@ -235,9 +236,10 @@ def assess_function(
     # file's definitions it uses.
     t0 = time.perf_counter()
     short_name = fn.name.split(".")[-1]
+    probe_name = fn.name if fn.owner else short_name  # a method is recorded on its class
     # A test that never calls the function passes any candidate: left out here (the evaluation
     # keeps the paper's count, see README "Assessing a function").
-    parsed = calling_only(parse_tests(test_trace.text if test_trace else "", limit=f.n_tests, function_name=short_name), short_name)
+    parsed = calling_only(parse_tests(test_trace.text if test_trace else "", limit=f.n_tests, function_name=short_name, setup=method is not None), short_name)
     tests: list[TestResult] = []
     sandbox_note = ""
     solved: SolutionsResult | None = None
@@ -249,17 +251,17 @@ def assess_function(
         func_raw, func_note = None, OFF_NOTE
     elif not want_func:
         func_raw, func_note = None, f"unavailable: the sandbox does not run {language.display_name} tests"
-    elif "." in fn.name:
-        func_raw, func_note = None, "unavailable: a method needs its class; self-tests run on module-level functions"
+    elif not fn.runs:
+        func_raw, func_note = None, "unavailable: a nested function, or a method of a nested class, does not run on its own"
     else:
         progress("functional", "running the self-tests in the sandbox")
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
-        result = functional_uncertainty(fn.program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=short_name)
+        result = functional_uncertainty(fn.program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=probe_name)
         _check(cancel)
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
         if fn.support_names and result.report is not None:
             func_note += f"; run with {_listed(fn.support_names)} from the file"
-        if language.docstring is not None and f.docstring_examples:
+        if language.docstring is not None and f.docstring_examples and method is None:
             examples = check_examples(fn.program, language.docstring(fn.source, short_name), short_name, config, should_stop=lambda: cancel.cancelled)
             _check(cancel)
             if examples.outcomes:
@@ -270,8 +272,8 @@ def assess_function(
         if result.probes is not None and f.n_solutions > 0:
             solution_jobs = solutions_of(problem, plan_texts, settings, language)
             solved = check_against_solutions(
-                backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program,
-                jobs=solution_jobs,
+                backend, problem, probe_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program,
+                jobs=solution_jobs, program_of=language.program_of_answer(fn),
             )
             solved = replace(solved, from_plans=programs_among(solution_jobs) if solved.solutions else 0)
             _check(cancel)
@@ -283,8 +285,8 @@ def assess_function(
         if result.probes is not None and program_jobs:
             t1 = time.perf_counter()
             programs = check_against_solutions(
-                backend, problem, short_name, result.probes, settings, language, config, samples, cancel, progress,
-                jobs=program_jobs, label="programs of the plans",
+                backend, problem, probe_name, result.probes, settings, language, config, samples, cancel, progress,
+                jobs=program_jobs, label="programs of the plans", program_of=language.program_of_answer(fn),
             )
             _check(cancel)
             plan_program_seconds = time.perf_counter() - t1
@@ -361,9 +363,12 @@ def assess_function(
     )
 
 
-def sampling_jobs(problem: str, source: str, settings: Settings, language: Language, plans: bool, tests: bool) -> tuple[list[Job], list[Job]]:
+def sampling_jobs(
+    problem: str, source: str, settings: Settings, language: Language, plans: bool, tests: bool, method: tuple[str, str, str] | None = None,
+) -> tuple[list[Job], list[Job]]:
     """An assessment's first batch: the N sampled plans, then the code's own plan
-    (``algorithmic.candidate_plan``), and the test list; none for an axis that is not computed."""
+    (``algorithmic.candidate_plan``), and the test list; none for an axis that is not computed.
+    ``method`` (class, name, an example test's form): the tests of a method build its object first."""
     a, f, seed = settings.algorithmic, settings.functional, settings.generation.seed
     # Decoding stops where the used part of an answer ends: a plan after its last step (a setting),
     # the test list after its M-th assert (only M are run, so that never changes the axis).
@@ -379,7 +384,7 @@ def sampling_jobs(problem: str, source: str, settings: Settings, language: Langu
     if plans and a.candidate_plan:
         plan_jobs.append((replace(prompts.candidate_plan(problem, source, language.fence), ends=plan_ends), GenerationOptions(max_tokens=a.max_tokens, temperature=0.0, seed=seed, top_alternatives=1)))
     test_jobs = [
-        (replace(prompts.test_generation(problem, f.n_tests), ends=tests_end(f.n_tests)), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
+        (replace(prompts.test_generation(problem, f.n_tests, method), ends=tests_end(f.n_tests, setup=method is not None)), GenerationOptions(max_tokens=f.max_tokens, temperature=f.temperature, top_p=f.top_p, seed=seed + 1000, top_alternatives=1))
     ] if tests else []
     return plan_jobs, test_jobs
 

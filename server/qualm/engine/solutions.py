@@ -107,13 +107,15 @@ def check_against_solutions(
     program: str | None = None,
     jobs: list[Job] | None = None,
     label: str = "solutions",
+    program_of: Callable[[str], str] | None = None,
 ) -> SolutionsResult:
     """Decode the model's solutions (or take them from ``samples``), run the candidate's tests on
     each, and compare: ``candidate`` is the candidate's own probe run of the same tests. With
     ``program`` (the candidate's code as it runs) and ``functional.fuzz_inputs``, the code and the
     solutions also answer calls with varied inputs (:mod:`qualm.signals.differential`). ``jobs``
     decodes other programs in their place (the plans' programs, :mod:`qualm.engine.plan_programs`),
-    named ``label`` in the progress messages."""
+    named ``label`` in the progress messages. ``program_of`` makes a solution's text a program that
+    runs (a method's solution: the method in its class)."""
     t0 = time.perf_counter()
     cancel = cancel or CancelToken()
     progress = progress or (lambda stage, message: None)
@@ -130,7 +132,8 @@ def check_against_solutions(
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
     progress("functional", f"running the tests on the {label}")
     start = solution_start(problem, settings)
-    texts = [start + t.text for t in traces]  # the programs as they run
+    texts = [start + t.text for t in traces]  # the solutions as the model wrote them
+    programs = [program_of(text) for text in texts] if program_of is not None else texts  # as they run
 
     def probe_within(text: str, statements: list[str], limits: SandboxConfig, seconds: float) -> ProbeReport:
         # what a program did not reach in ``seconds`` is left out of its verdicts (ProbeOutcome.ran)
@@ -154,7 +157,7 @@ def check_against_solutions(
     workers = sandbox_workers(len(texts) * (2 if calls else 1) + 1, default_threads())
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            test_runs = [pool.submit(run, text) for text in texts]
+            test_runs = [pool.submit(run, text) for text in programs]
             if calls:
                 progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
                 # Inputs varied past the problem's domain can make programs loop: each program gets an
@@ -164,7 +167,7 @@ def check_against_solutions(
                 budget = 2 * 2 * config.timeout / (len(traces) + 1)
                 limits = replace(config, timeout=max(0.25, budget / 4))
                 code_run = pool.submit(probe_within, program or "", calls, limits, budget)  # not cached: the code changes
-                varied_runs = [pool.submit(run, text, calls, "solution-varied", budget, limits) for text in texts]
+                varied_runs = [pool.submit(run, text, calls, "solution-varied", budget, limits) for text in programs]
                 varied = [v.result() for v in varied_runs]
                 mine = code_run.result()
             runs = [r.result() for r in test_runs]

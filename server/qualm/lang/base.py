@@ -43,11 +43,31 @@ class FunctionSource:
     # runnable_functions (what assessments run); empty in functions_in's list, which a code lens reads.
     support: str = ""
     support_names: tuple[str, ...] = ()
+    # A method of a module-level class runs inside its class: the class's text as in the file (from
+    # its first line, decorators included), where that starts, the def line's indentation, and
+    # what of the class the model is shown before the method (its header, docstring, __init__).
+    # Empty for a function, and for a method that cannot run (of a nested class, a nested def).
+    owner: str = ""
+    owner_line: int = 0
+    indent: str = ""
+    owner_context: str = ""
+    test_example: str = ""  # a method's test as the prompt shows its form: `obj = Stack(); assert obj.pop() == ...`
+
+    @property
+    def is_method(self) -> bool:
+        return "." in self.name
+
+    @property
+    def runs(self) -> bool:
+        """Whether its tests can run: a module-level function, or a method with its class."""
+        return not self.is_method or bool(self.owner)
 
     @property
     def problem_description(self) -> str:
-        parts = [self.imports, self.header.rstrip() + "\n"] if self.imports else [self.header.rstrip() + "\n"]
-        return "\n".join(parts)
+        header = self.header.rstrip() + "\n"
+        if self.owner:  # the method inside its class, as far as the model needs to see it
+            header = self.owner_context.rstrip("\n") + "\n\n" + "".join(self.indent + line if line.strip() else line for line in header.splitlines(keepends=True))
+        return "\n".join([self.imports, header]) if self.imports else header
 
     @property
     def program(self) -> str:
@@ -55,7 +75,15 @@ class FunctionSource:
         return self.program_with(self.source)
 
     def program_with(self, source: str) -> str:
-        """The program with ``source`` (another version of the function) in the function's place."""
+        """The program with ``source`` (another version of the function, dedented) in the function's
+        place: for a method, in its class."""
+        if self.owner and source == self.source:
+            source = self.owner  # the class as in the file
+        elif self.owner:
+            lines = self.owner.splitlines(keepends=True)
+            start, end = self.line - self.owner_line, self.end_line - self.owner_line + 1
+            body = "".join(self.indent + line if line.strip() else line for line in source.splitlines(keepends=True))
+            source = "".join(lines[:start]) + body.rstrip("\n") + "\n" + "".join(lines[end:])
         return self.imports + "\n" + (self.support + "\n" if self.support else "") + source
 
 
@@ -93,6 +121,23 @@ class Language:
     # (the document's text, functions found in it) -> the functions with the file's definitions each
     # uses (FunctionSource.support): for the functions that run, not for every one a code lens lists
     with_support: Callable[[str, Sequence[FunctionSource]], list[FunctionSource]] | None = None
+    # (a model's answer, class name, method name) -> that method's source in the answer, dedented
+    # (None: not there, or the answer does not parse): a method's solution runs in the file's class
+    method_source: Callable[[str, str, str], str | None] | None = None
+
+    def program_of_answer(self, fn: FunctionSource) -> Callable[[str], str] | None:
+        """How a model's answer for ``fn`` runs: None for a function (the answer is the program); for
+        a method, the answer's version of it in the file's class, beside the class's other methods."""
+        if not fn.owner or self.method_source is None:
+            return None
+        owner, method = fn.name.split(".")[0], fn.name.split(".")[-1]
+        find = self.method_source
+
+        def program(answer: str) -> str:
+            found = find(answer, owner, method)
+            return fn.program_with(found) if found is not None else answer
+
+        return program
 
     def function_at(self, text: str, line: int, filename: str = "<source>") -> FunctionSource:
         """The innermost function whose lines (1-based, definition to its last line) hold ``line``."""

@@ -67,7 +67,18 @@ import hashlib as __qualm_hashlib
 import functools as __qualm_functools
 __qualm_write = __qualm_sys.__stdout__.write
 __qualm_answers = []
-__qualm_under_test = globals()[@NAME_LITERAL@]
+__qualm_path = @NAME_LITERAL@.split(".")
+if len(__qualm_path) == 1:
+    __qualm_raw = globals()[__qualm_path[0]]
+    def __qualm_put(value):
+        globals()[__qualm_path[0]] = value
+else:  # Class.method: the class's attribute, as the class holds it (a staticmethod stays one)
+    __qualm_class = globals()[__qualm_path[0]]
+    __qualm_raw = __qualm_class.__dict__[__qualm_path[1]]
+    def __qualm_put(value):
+        setattr(__qualm_class, __qualm_path[1], value)
+__qualm_kind = type(__qualm_raw) if isinstance(__qualm_raw, (staticmethod, classmethod)) else None
+__qualm_under_test = __qualm_raw.__func__ if __qualm_kind else __qualm_raw
 __qualm_flags = getattr(getattr(__qualm_under_test, "__code__", None), "co_flags", 0)
 class __qualm_yielded(list):
     # a generator's items: equal to the list a test compares them with, and still an iterator
@@ -126,14 +137,14 @@ def __qualm_shown(value):
 def __qualm_recorder(*args, **kwargs):
     # While the function runs, its name is the function itself again: its recursive calls are not
     # recorded and take no extra stack frame (a deep recursion fails exactly where it would).
-    globals()[@NAME_LITERAL@] = __qualm_under_test
+    __qualm_put(__qualm_raw)
     try:
         value, recorded = __qualm_settle(__qualm_under_test(*args, **kwargs))
     except Exception as exc:
         __qualm_record("raised " + type(exc).__name__, "raises " + type(exc).__name__)
         raise
     finally:
-        globals()[@NAME_LITERAL@] = __qualm_recorder
+        __qualm_put(__qualm_installed)
     if recorded is not __qualm_later:
         __qualm_record(__qualm_norm(recorded), __qualm_shown(recorded))
     return value
@@ -141,7 +152,9 @@ try:
     __qualm_functools.update_wrapper(__qualm_recorder, __qualm_under_test)
 except Exception:
     pass
-globals()[@NAME_LITERAL@] = __qualm_recorder
+__qualm_installed = __qualm_kind(__qualm_recorder) if __qualm_kind else __qualm_recorder
+if callable(__qualm_under_test):  # a property is read, not called: its tests run unrecorded
+    __qualm_put(__qualm_installed)
 try:
     exec(@TEST_LITERAL@)
 finally:
@@ -207,8 +220,9 @@ def run_probes(
     """Run each test against ``program`` in the sandbox, keeping its verdict and its answers.
 
     Raises :class:`qualm_sandbox.SandboxUnavailable` when no sandbox can run here."""
-    # any Python identifier (``grüße`` is one): the name is only ever written into the probe as a literal
-    if not function_name.isidentifier() or keyword.iskeyword(function_name):
+    # any Python identifier (``grüße`` is one), or Class.method: written into the probe only as a literal
+    parts = function_name.split(".")
+    if len(parts) > 2 or not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts):
         raise ValueError(f"not a function name: {function_name!r}")
     marker = f"__qualm_answers_{secrets.token_hex(8)}__ "
     report = run_tests(program, [probe(t, function_name, marker) for t in tests], config, should_stop=should_stop)

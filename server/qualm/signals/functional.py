@@ -33,7 +33,7 @@ class ParsedTests:
     source: str = "none"  # how the list was read: json | python-literal | strings | lines | none
 
 
-def parse_tests(text: str, limit: int = 10, function_name: str | None = None) -> ParsedTests:
+def parse_tests(text: str, limit: int = 10, function_name: str | None = None, setup: bool = False) -> ParsedTests:
     """Robustly read assert statements from the model's answer.
 
     Accepts code fences, prose around the list, a list cut off mid-way, single-quoted strings,
@@ -42,9 +42,15 @@ def parse_tests(text: str, limit: int = 10, function_name: str | None = None) ->
     parse as exactly one ``assert``; drops duplicates (compared by their syntax tree, so spacing
     does not matter). Small models copy the prompt's example literally: with ``function_name``
     given, a call of the placeholder ``function_name(...)`` is read as a call of that function.
+    With ``setup`` (a method's tests), simple statements and other asserts may come before the last
+    assert on its line (``s = Stack(); s.push(1); assert s.pop() == 1``): a method's object is built first.
     """
     body = _unfenced(text)
     items, source = _read_list(body)
+    if setup and (lines := _quoted_lines(body)) and len(lines) > sum(isinstance(x, str) and _invalid(x.strip(), True) is None for x in items):
+        # a method's tests quote strings inside their JSON strings without escaping them
+        # (`"obj = C(); assert obj.f("") == []"`): read line by line, the outer quotes dropped
+        items, source = lines, "lines"
     items = [x for item in items for x in _flatten(item)]
     if function_name and function_name != _PLACEHOLDER:
         items = [_PLACEHOLDER_CALL.sub(function_name + "(", x) if isinstance(x, str) else x for x in items]
@@ -59,7 +65,7 @@ def parse_tests(text: str, limit: int = 10, function_name: str | None = None) ->
             dropped.append((repr(raw), "not a string"))
             continue
         stmt = raw.strip()
-        why = _invalid(stmt)
+        why = _invalid(stmt, setup)
         if why:
             dropped.append((stmt, why))
             continue
@@ -133,6 +139,17 @@ def _read_list(body: str) -> tuple[list, str]:
     return strings, "strings" if strings else "none"
 
 
+def _quoted_lines(body: str) -> list[str]:
+    """Each line of a list that is one double-quoted item, ``"...",``, without its outer quotes, where
+    that is a method's test (``_invalid(..., setup=True)``)."""
+    out = []
+    for line in body.splitlines():
+        line = line.strip().rstrip(",").rstrip()
+        if len(line) > 2 and line[0] == '"' and line[-1] == '"' and _invalid(line[1:-1].strip(), True) is None:
+            out.append(line[1:-1].strip())
+    return out
+
+
 def calling_only(parsed: ParsedTests, function_name: str) -> ParsedTests:
     """The tests that call ``function_name`` (as ``f(...)`` or ``obj.f(...)``); the others are dropped
     with that reason. ``assert True`` or ``assert 1 == 1`` passes whatever the candidate does: counted,
@@ -155,13 +172,23 @@ def _calls(tree: ast.AST, name: str) -> bool:
     return False
 
 
-def _invalid(stmt: str) -> str | None:
-    if not stmt.startswith("assert"):
+# what may come before a method's test's last assert: building the object, calling it, other asserts
+_SETUP = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Assert)
+
+
+def _invalid(stmt: str, setup: bool = False) -> str | None:
+    if not setup and not stmt.startswith("assert"):
         return "not an assert statement"
     try:
         tree = ast.parse(stmt)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return "does not parse"
+    if setup:
+        if not tree.body or not isinstance(tree.body[-1], ast.Assert):
+            return "does not end in an assert statement"
+        if len(tree.body) > 8 or not all(isinstance(n, _SETUP) for n in tree.body[:-1]):
+            return "more than simple statements before its assert"
+        return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert):
         return "not a single assert statement"
     return None

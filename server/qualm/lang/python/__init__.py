@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..base import Language
 from .completion import DISPLAY_NAME, FENCE, completion_context
 from .scopes import scope_spans
-from .source import docstring_of, functions_in, parses, with_support
+from .source import docstring_of, functions_in, method_source, parses, with_support
 
 PYTHON = Language(
     name="python",
@@ -20,6 +20,7 @@ PYTHON = Language(
     parses=parses,
     docstring=docstring_of,
     with_support=with_support,
+    method_source=method_source,
 )
 
 __all__ = ["PYTHON"]

@@ -69,16 +69,88 @@ def with_support(text: str, functions: Sequence[FunctionSource]) -> list[Functio
     tree = parse_module(text)
     defined = module_definitions(tree)
     nodes = {n.lineno: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    classes = {n.name: n for n in tree.body if isinstance(n, ast.ClassDef)}
     lines = text.splitlines(keepends=True)
     reads: dict[int, set[str]] = {}
     out = []
     for fn in functions:
-        node = nodes.get(fn.line) if "." not in fn.name else None
-        if node is not None:
-            support, names = support_of(node, defined, lines, reads)
-            fn = replace(fn, support=support, support_names=names)
+        if not fn.is_method:
+            node = nodes.get(fn.line)
+            if node is not None:
+                support, names = support_of(node, defined, lines, reads)
+                fn = replace(fn, support=support, support_names=names)
+        elif (owner := _owning_class(classes, fn)) is not None:
+            support, names = support_of(owner, defined, lines, reads)
+            first = _first_line(owner)
+            fn = replace(
+                fn, support=support, support_names=names,
+                owner="".join(lines[first - 1 : owner.end_lineno]), owner_line=first,
+                indent=lines[fn.line - 1][: fn.col], owner_context=_class_context(owner, fn.line, lines),
+                test_example=_test_example(owner, fn.line),
+            )
         out.append(fn)
     return out
+
+
+def _owning_class(classes: dict[str, ast.ClassDef], fn: FunctionSource) -> ast.ClassDef | None:
+    """The module-level class whose method ``fn`` is (``Class.method``, defined in the class body);
+    None for a nested def or a method of a nested class, whose tests do not run."""
+    owner_name, _, method = fn.name.partition(".")
+    owner = classes.get(owner_name)
+    if owner is None or "." in method:
+        return None
+    found = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method and n.lineno == fn.line for n in owner.body)
+    return owner if found else None
+
+
+def _needs_arguments(args: ast.arguments, skip: int) -> bool:
+    positional = [*args.posonlyargs, *args.args][skip:]
+    required = len(positional) - len(args.defaults)
+    return required > 0 or any(d is None for d in args.kw_defaults)
+
+
+def _test_example(owner: ast.ClassDef, method_line: int) -> str:
+    """A method's test in the form the prompt shows, with `()` where a call needs no argument: the
+    0.5B model copied `Solution(...)` literally where the class takes none."""
+    method = next(n for n in owner.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == method_line)
+    kinds = {d.id for d in method.decorator_list if isinstance(d, ast.Name)}
+    static = "staticmethod" in kinds
+    call = f"{method.name}({'...' if _needs_arguments(method.args, 0 if static else 1) else ''})"
+    if static or "classmethod" in kinds:
+        return f"assert {owner.name}.{call} == ..."
+    init = next((n for n in owner.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+    if init is not None:
+        needs = _needs_arguments(init.args, 1)
+    else:  # a base class or a decorator (a dataclass) may take arguments
+        needs = bool(owner.bases or owner.keywords or owner.decorator_list)
+    return f"obj = {owner.name}({'...' if needs else ''}); assert obj.{call} == ..."
+
+
+def _class_context(owner: ast.ClassDef, method_line: int, lines: list[str]) -> str:
+    """What the model is shown of a method's class: its header and docstring, its class-level fields,
+    ``__init__`` whole, and every other method's signature and docstring (``...`` where it has none):
+    enough to build an instance and call the method, without the bodies of its neighbours."""
+    parts = ["".join(lines[_first_line(owner) - 1 : owner.body[0].lineno - 1])]
+    for node in owner.body:
+        start, end = _first_line(node), node.end_lineno or node.lineno
+        if node.lineno == method_line:
+            continue
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name != "__init__":
+            first = node.body[0]
+            if first.lineno == node.lineno:  # `def f(self): return 1`, on one line
+                signature = "".join(lines[start - 1 : node.lineno - 1]) + lines[node.lineno - 1][: first.col_offset].rstrip() + "\n"
+            else:
+                signature = "".join(lines[start - 1 : first.lineno - 1])
+            has_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str)
+            if has_doc and first.lineno != node.lineno:
+                parts.append(signature + "".join(lines[first.lineno - 1 : first.end_lineno]))
+            else:
+                parts.append(signature + lines[node.lineno - 1][: node.col_offset] + "    ...\n")
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            parts.append("\n" + "".join(lines[start - 1 : end]) + "\n")
+        elif isinstance(node, (ast.Expr, ast.Assign, ast.AnnAssign)):
+            parts.append("".join(lines[start - 1 : end]))
+    return "".join(parts).replace("\n\n\n", "\n\n")
 
 
 def support_of(node: ast.AST, defined: dict[str, list[_Definition]], lines: list[str], reads: dict[int, set[str]] | None = None) -> tuple[str, tuple[str, ...]]:
@@ -125,6 +197,22 @@ def functions_in(text: str, filename: str = "<source>") -> list[FunctionSource]:
 
     visit(tree.body, "")
     return found
+
+
+def method_source(text: str, owner: str, method: str) -> str | None:
+    """The source of ``owner.method`` in ``text`` (a model's answer), dedented, from its ``def`` line:
+    what takes the method's place in the file's class. None when it is not there or does not parse."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    lines = text.splitlines(keepends=True)
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef) and node.name == owner:
+            for item in node.body:
+                if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)) and item.name == method:
+                    return textwrap.dedent("".join(lines[item.lineno - 1 : item.end_lineno]))
+    return None
 
 
 def docstring_of(text: str, name: str | None = None) -> str | None:
