@@ -270,3 +270,9 @@ def test_a_methods_test_example_says_which_calls_take_arguments():
     # no __init__: a plain class takes nothing; a dataclass or a subclass may
     assert example("class S:\n    def f(self):\n        return 1\n", "S.f") == "obj = S(); assert obj.f() == ..."
     assert example("@dataclass\nclass S:\n    x: int\n    def f(self):\n        return 1\n", "S.f") == "obj = S(...); assert obj.f() == ..."
+
+
+def test_a_decorated_first_member_is_shown_once():
+    text = "class S:\n    @staticmethod\n    def make():\n        return S()\n\n    def f(self):\n        return 1\n"
+    problem = find_function(text, "S.f").problem_description
+    assert problem.count("@staticmethod") == 1 and problem.startswith("class S:\n    @staticmethod\n    def make():\n        ...\n")

@@ -130,7 +130,7 @@ def _class_context(owner: ast.ClassDef, method_line: int, lines: list[str]) -> s
     """What the model is shown of a method's class: its header and docstring, its class-level fields,
     ``__init__`` whole, and every other method's signature and docstring (``...`` where it has none):
     enough to build an instance and call the method, without the bodies of its neighbours."""
-    parts = ["".join(lines[_first_line(owner) - 1 : owner.body[0].lineno - 1])]
+    parts = ["".join(lines[_first_line(owner) - 1 : _first_line(owner.body[0]) - 1])]  # up to the first member's decorators
     for node in owner.body:
         start, end = _first_line(node), node.end_lineno or node.lineno
         if node.lineno == method_line:
