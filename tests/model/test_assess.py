@@ -297,9 +297,12 @@ CALC = '''class Calc:
 
 def test_a_methods_self_tests_build_its_object_and_run_in_its_class(backend, small):
     # Before, a method's functional axis was unavailable ("a method needs its class").
+    from qualm.engine import calibration_for
+
+    cal = calibration_for(backend.info.identity, small.ensemble)
     samples = SampleCache()
-    right = assess_function(backend, find_function(CALC, "Calc.add"), small, None, samples=samples)
-    wrong = assess_function(backend, find_function(CALC.replace("self.last = a + b", "self.last = a - b"), "Calc.add"), small, None, samples=samples)
+    right = assess_function(backend, find_function(CALC, "Calc.add"), small, cal, samples=samples)
+    wrong = assess_function(backend, find_function(CALC.replace("self.last = a + b", "self.last = a - b"), "Calc.add"), small, cal, samples=samples)
     assert right.functional.available and wrong.functional.available
     assert right.tests and all("Calc(" in t.code and ".add(" in t.code for t in right.tests)
     assert not any("NameError" in t.message for t in right.tests)  # the class and its __init__ were there
@@ -307,3 +310,5 @@ def test_a_methods_self_tests_build_its_object_and_run_in_its_class(backend, sma
     # the model's solutions are its versions of the method, run in the file's class
     assert right.solutions is not None and right.solutions.solutions
     assert right.extra["signals"]["functional_weighted"] < wrong.extra["signals"]["functional_weighted"]
+    # the chance was fitted on module-level functions, and says so for a method
+    assert right.chance_of_passing is not None and "fitted on functions, not methods" in right.chance_note

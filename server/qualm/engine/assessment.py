@@ -320,6 +320,9 @@ def assess_function(
         examples.failed if examples is not None else None,
     )
     chance, chance_note = _chance(calibration, signals, backend.info.name)
+    if chance is not None and method is not None:
+        # fitted on module-level functions; a method's tests are harder for a small model to write
+        chance_note += "; fitted on functions, not methods: for a method, read its tests"
     if calibration is None:
         cal_note = f"no calibration file for {backend.info.name}: raw scores only (run `qualm calibrate`)"
     else:
