@@ -276,3 +276,9 @@ def test_a_decorated_first_member_is_shown_once():
     text = "class S:\n    @staticmethod\n    def make():\n        return S()\n\n    def f(self):\n        return 1\n"
     problem = find_function(text, "S.f").problem_description
     assert problem.count("@staticmethod") == 1 and problem.startswith("class S:\n    @staticmethod\n    def make():\n        ...\n")
+
+
+def test_a_methods_problem_shows_its_own_decorators():
+    text = "class S:\n    def f(self):\n        return 1\n\n    @staticmethod\n    def make(n):\n        \"\"\"A new S.\"\"\"\n        return S()\n"
+    assert find_function(text, "S.make").problem_description.endswith('\n\n    @staticmethod\n    def make(n):\n        """A new S."""\n')
+    assert find_function(text, "S.f").decorators == ""

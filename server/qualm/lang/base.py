@@ -52,6 +52,7 @@ class FunctionSource:
     indent: str = ""
     owner_context: str = ""
     test_example: str = ""  # a method's test as the prompt shows its form: `obj = Stack(); assert obj.pop() == ...`
+    decorators: str = ""  # a method's decorator lines as in the file (`@staticmethod`): its problem shows them
 
     @property
     def is_method(self) -> bool:
@@ -66,7 +67,7 @@ class FunctionSource:
     def problem_description(self) -> str:
         header = self.header.rstrip() + "\n"
         if self.owner:  # the method inside its class, as far as the model needs to see it
-            header = self.owner_context.rstrip("\n") + "\n\n" + "".join(self.indent + line if line.strip() else line for line in header.splitlines(keepends=True))
+            header = self.owner_context.rstrip("\n") + "\n\n" + self.decorators + "".join(self.indent + line if line.strip() else line for line in header.splitlines(keepends=True))
         return "\n".join([self.imports, header]) if self.imports else header
 
     @property

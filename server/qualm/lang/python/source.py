@@ -86,7 +86,7 @@ def with_support(text: str, functions: Sequence[FunctionSource]) -> list[Functio
                 fn, support=support, support_names=names,
                 owner="".join(lines[first - 1 : owner.end_lineno]), owner_line=first,
                 indent=lines[fn.line - 1][: fn.col], owner_context=_class_context(owner, fn.line, lines),
-                test_example=_test_example(owner, fn.line),
+                test_example=_test_example(owner, fn.line), decorators="".join(lines[_first_line(_member_at(owner, fn.line)) - 1 : fn.line - 1]),
             )
         out.append(fn)
     return out
@@ -109,10 +109,14 @@ def _needs_arguments(args: ast.arguments, skip: int) -> bool:
     return required > 0 or any(d is None for d in args.kw_defaults)
 
 
+def _member_at(owner: ast.ClassDef, method_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef:
+    return next(n for n in owner.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == method_line)
+
+
 def _test_example(owner: ast.ClassDef, method_line: int) -> str:
     """A method's test in the form the prompt shows, with `()` where a call needs no argument: the
     0.5B model copied `Solution(...)` literally where the class takes none."""
-    method = next(n for n in owner.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == method_line)
+    method = _member_at(owner, method_line)
     kinds = {d.id for d in method.decorator_list if isinstance(d, ast.Name)}
     static = "staticmethod" in kinds
     call = f"{method.name}({'...' if _needs_arguments(method.args, 0 if static else 1) else ''})"
