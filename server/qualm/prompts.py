@@ -138,7 +138,7 @@ METHOD_TESTS = """1. Generate exactly {num_test_cases} diverse test cases for th
    each one line that creates the object, then asserts, with `;` between statements"""
 
 # A method's tests, in the same prompt: the placeholders of the function's example (`args1`) were
-# copied literally by the 0.5B model into 2 of 3 test lists for methods (`Stack(init_args)`);
+# copied literally by the 0.5B model into 6 of 9 test lists for methods (`Stack(init_args)`);
 # `...` in their place gave real values in 8 of 9 (three hand-written classes, 2026-11-27), where the
 # class takes arguments; `Solution(...)` was copied where it takes none, so there it is `Solution()`.
 METHOD_EXAMPLES = """JSON format: each string creates a `{owner}` with real values, calls what it needs, then asserts on `{method}`:
