@@ -186,7 +186,8 @@ def assess_function(
     language = language_named(fn.language)
     want_algo, want_func = weights["algorithmic"] > 0, weights["functional"] > 0 and language.runs_tests
     a, f = settings.algorithmic, settings.functional
-    method = (fn.name.split(".")[0], fn.name.split(".")[-1], fn.test_example) if fn.owner else None
+    owner, _, method_name = fn.probe_name.partition(".")
+    method = (owner, method_name, fn.test_example) if fn.owner else None  # a method's tests build its object
     plan_jobs, test_jobs = sampling_jobs(problem, fn.source, settings, language, want_algo, want_func, method)
     want_own = want_algo and a.candidate_plan  # the code's own plan is the last plan job
     t0 = time.perf_counter()
@@ -236,7 +237,6 @@ def assess_function(
     # file's definitions it uses.
     t0 = time.perf_counter()
     short_name = fn.name.split(".")[-1]
-    probe_name = fn.name if fn.owner else short_name  # a method is recorded on its class
     # A test that never calls the function passes any candidate: left out here (the evaluation
     # keeps the paper's count, see README "Assessing a function").
     parsed = calling_only(parse_tests(test_trace.text if test_trace else "", limit=f.n_tests, function_name=short_name, setup=method is not None), short_name)
@@ -256,7 +256,7 @@ def assess_function(
     else:
         progress("functional", "running the self-tests in the sandbox")
         config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
-        result = functional_uncertainty(fn.program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=probe_name)
+        result = functional_uncertainty(fn.program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=fn.probe_name)
         _check(cancel)
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
         if fn.support_names and result.report is not None:
@@ -272,7 +272,7 @@ def assess_function(
         if result.probes is not None and f.n_solutions > 0:
             solution_jobs = solutions_of(problem, plan_texts, settings, language)
             solved = check_against_solutions(
-                backend, problem, probe_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program,
+                backend, problem, fn.probe_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program,
                 jobs=solution_jobs, program_of=language.program_of_answer(fn),
             )
             solved = replace(solved, from_plans=programs_among(solution_jobs) if solved.solutions else 0)
@@ -285,7 +285,7 @@ def assess_function(
         if result.probes is not None and program_jobs:
             t1 = time.perf_counter()
             programs = check_against_solutions(
-                backend, problem, probe_name, result.probes, settings, language, config, samples, cancel, progress,
+                backend, problem, fn.probe_name, result.probes, settings, language, config, samples, cancel, progress,
                 jobs=program_jobs, label="programs of the plans", program_of=language.program_of_answer(fn),
             )
             _check(cancel)

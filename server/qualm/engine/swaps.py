@@ -45,11 +45,9 @@ def check_swaps(
         return SwapResult(None, "no tests to run the swaps on", [], None)
     swaps = token_swaps(trace, fn.source, fn.body_offset, f.swap_positions, f.swap_alternatives, f.swap_floor, parses)
 
-    name = fn.name if fn.owner else fn.name.split(".")[-1]  # a method is recorded on its class
-
     def run(source: str) -> list[str]:
         # run as the code's own tests ran (run_probes): an async def or a generator is settled alike
-        report = run_probes(fn.program_with(source), list(tests), name, config, should_stop=cancel.or_after(2 * config.timeout))
+        report = run_probes(fn.program_with(source), list(tests), fn.probe_name, config, should_stop=cancel.or_after(2 * config.timeout))
         return [o.status for o in report.outcomes]
 
     try:

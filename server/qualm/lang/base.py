@@ -59,6 +59,12 @@ class FunctionSource:
         return "." in self.name
 
     @property
+    def probe_name(self) -> str:
+        """The name its calls are recorded under (``run_probes``): ``Class.method`` for a method that
+        runs in its class, else the short name."""
+        return self.name if self.owner else self.name.split(".")[-1]
+
+    @property
     def runs(self) -> bool:
         """Whether its tests can run: a module-level function, or a method with its class."""
         return not self.is_method or bool(self.owner)
@@ -131,7 +137,7 @@ class Language:
         a method, the answer's version of it in the file's class, beside the class's other methods."""
         if not fn.owner or self.method_source is None:
             return None
-        owner, method = fn.name.split(".")[0], fn.name.split(".")[-1]
+        owner, method = fn.probe_name.split(".")
         find = self.method_source
 
         def program(answer: str) -> str:
