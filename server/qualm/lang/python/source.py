@@ -79,28 +79,32 @@ def with_support(text: str, functions: Sequence[FunctionSource]) -> list[Functio
             if node is not None:
                 support, names = support_of(node, defined, lines, reads)
                 fn = replace(fn, support=support, support_names=names)
-        elif (owner := _owning_class(classes, fn)) is not None:
+        elif (found := _owning_class(classes, fn)) is not None:
+            owner, method = found
             support, names = support_of(owner, defined, lines, reads)
             first = _first_line(owner)
             fn = replace(
                 fn, support=support, support_names=names,
                 owner="".join(lines[first - 1 : owner.end_lineno]), owner_line=first,
                 indent=lines[fn.line - 1][: fn.col], owner_context=_class_context(owner, fn.line, lines),
-                test_example=_test_example(owner, fn.line), decorators="".join(lines[_first_line(_member_at(owner, fn.line)) - 1 : fn.line - 1]),
+                test_example=_test_example(owner, method), decorators="".join(lines[_first_line(method) - 1 : fn.line - 1]),
             )
         out.append(fn)
     return out
 
 
-def _owning_class(classes: dict[str, ast.ClassDef], fn: FunctionSource) -> ast.ClassDef | None:
-    """The module-level class whose method ``fn`` is (``Class.method``, defined in the class body);
-    None for a nested def or a method of a nested class, whose tests do not run."""
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def _owning_class(classes: dict[str, ast.ClassDef], fn: FunctionSource) -> tuple[ast.ClassDef, _Function] | None:
+    """The module-level class whose method ``fn`` is (``Class.method``, defined in the class body),
+    and the method's node; None for a nested def or a method of a nested class, whose tests do not run."""
     owner_name, _, method = fn.name.partition(".")
     owner = classes.get(owner_name)
     if owner is None or "." in method:
         return None
-    found = any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method and n.lineno == fn.line for n in owner.body)
-    return owner if found else None
+    node = next((n for n in owner.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == method and n.lineno == fn.line), None)
+    return (owner, node) if node is not None else None
 
 
 def _needs_arguments(args: ast.arguments, skip: int) -> bool:
@@ -109,14 +113,9 @@ def _needs_arguments(args: ast.arguments, skip: int) -> bool:
     return required > 0 or any(d is None for d in args.kw_defaults)
 
 
-def _member_at(owner: ast.ClassDef, method_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef:
-    return next(n for n in owner.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.lineno == method_line)
-
-
-def _test_example(owner: ast.ClassDef, method_line: int) -> str:
+def _test_example(owner: ast.ClassDef, method: _Function) -> str:
     """A method's test in the form the prompt shows, with `()` where a call needs no argument: the
     0.5B model copied `Solution(...)` literally where the class takes none."""
-    method = _member_at(owner, method_line)
     kinds = {d.id for d in method.decorator_list if isinstance(d, ast.Name)}
     static = "staticmethod" in kinds
     call = f"{method.name}({'...' if _needs_arguments(method.args, 0 if static else 1) else ''})"
