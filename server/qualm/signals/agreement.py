@@ -65,6 +65,7 @@ def __qualm_norm(v, depth=0):
 import re as __qualm_re
 import hashlib as __qualm_hashlib
 import functools as __qualm_functools
+import itertools as __qualm_itertools
 __qualm_write = __qualm_sys.__stdout__.write
 __qualm_answers = []
 __qualm_path = @NAME_LITERAL@.split(".")
@@ -125,7 +126,6 @@ async def __qualm_awaited(coro):
         raise
     __qualm_record(__qualm_norm(value), __qualm_shown(value))
     return value
-import itertools as __qualm_itertools
 def __qualm_record(compared, shown):
     digest = __qualm_hashlib.sha1(compared.encode("utf-8", "replace")).hexdigest()[:16]
     __qualm_answers.append((digest, shown[:120]))
