@@ -5,6 +5,6 @@ This package imports nothing from qualm; qualm imports it.
 """
 
 from .client import NOBODY, ProgramResult, SandboxConfig, SandboxReport, TestOutcome, kill_process_group, run_program, run_tests
-from .isolation import SandboxUnavailable, choose_isolation
+from .isolation import Interpreter, SandboxUnavailable, choose_isolation, interpreter
 
-__all__ = ["NOBODY", "ProgramResult", "SandboxConfig", "SandboxReport", "SandboxUnavailable", "TestOutcome", "choose_isolation", "kill_process_group", "run_program", "run_tests"]
+__all__ = ["NOBODY", "Interpreter", "ProgramResult", "SandboxConfig", "SandboxReport", "SandboxUnavailable", "TestOutcome", "choose_isolation", "interpreter", "kill_process_group", "run_program", "run_tests"]

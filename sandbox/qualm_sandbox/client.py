@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .isolation import Isolation, choose_isolation
+from .isolation import Isolation, choose_isolation, interpreter
 
 Status = Literal["passed", "failed", "error", "timeout"]
 RUNNER = Path(__file__).with_name("runner.py")
@@ -43,6 +43,17 @@ class SandboxConfig:
     max_open_files: int = 64
     output_cap: int = 4096  # characters of each test's stdout+stderr kept for display
     mode: str = "auto"  # "auto" | "bubblewrap" | "limits"
+    # The Python that runs the tests: "" for the one running qualm; a project's own interpreter
+    # finds the packages the code imports (its virtual environment is mounted read-only).
+    python: str = ""
+    # Where the code lives: folders put first on the tests' sys.path (mounted read-only), and the
+    # package its file is in (relative imports resolve there). Empty for code with no file.
+    import_paths: tuple[str, ...] = ()
+    package: str = ""
+
+    @property
+    def interpreter(self) -> str:
+        return self.python or sys.executable
 
 
 @dataclass(frozen=True)
@@ -84,11 +95,14 @@ def run_tests(
 
     ``should_stop`` is polled between results; when it answers True the runner is killed and the
     tests not yet run are reported as errors ("cancelled"), with ``cancelled`` set on the report.
+    Raises :class:`SandboxUnavailable` when the isolation mode or the interpreter
+    (``config.python``) cannot run here.
     """
     config = config or SandboxConfig()
     should_stop = should_stop or (lambda: False)
     cancelled = False
     isolation = choose_isolation(config.mode)
+    interpreter(config.interpreter)  # SandboxUnavailable, with the reason, before any test runs
     started = time.monotonic()
     outcomes: dict[int, TestOutcome] = {}
     restarts = 0
@@ -144,8 +158,10 @@ def _one_runner(
         "output_cap": config.output_cap,
         "limits": _limits(config),
         "drop_to_uid": NOBODY if isolation.drop_privileges else None,
+        "sys_path": list(config.import_paths),
+        "package": config.package,
     }
-    cmd, cwd, env = isolation.command(sys.executable, RUNNER, work)
+    cmd, cwd, env = isolation.command(config.interpreter, RUNNER, work, config.import_paths)
     proc = subprocess.Popen(
         cmd, cwd=cwd, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         start_new_session=True,

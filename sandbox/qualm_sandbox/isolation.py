@@ -1,9 +1,10 @@
 """How the runner is isolated: bubblewrap namespaces where available, resource limits always.
 
 bubblewrap (Debian package ``bubblewrap``) gives the runner its own PID, network, IPC and UTS
-namespaces, an empty /tmp, a read-only view of the Python installation and system libraries and
-nothing else of the file system, and one writable folder (the per-run working folder, mounted at
-/work). As root, bubblewrap runs without a user namespace and the runner drops each test to the
+namespaces, an empty /tmp, a read-only view of the Python installation that runs the tests (its
+virtual environment and import folders), of the system libraries and of the code's own folders
+(what its imports resolve against), nothing else of the file system, and one writable folder (the
+per-run working folder, mounted at /qualm-sandbox/work). As root, bubblewrap runs without a user namespace and the runner drops each test to the
 ``nobody`` user: root ignores RLIMIT_NPROC (so a fork bomb would be unbounded) and could signal
 the runner. As a normal user, bubblewrap adds a user namespace, in which the process limit counts
 only the sandbox's processes.
@@ -15,11 +16,13 @@ environment, a temporary working folder and HOME; no network or file-system isol
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,8 +43,10 @@ class Isolation:
     bwrap: str | None = None
     user_namespace: bool = False
 
-    def command(self, python: str, runner: Path, work: Path) -> tuple[list[str], str, dict[str, str]]:
-        """The command line, working folder and environment that start the runner."""
+    def command(self, python: str, runner: Path, work: Path, import_paths: Sequence[str] = ()) -> tuple[list[str], str, dict[str, str]]:
+        """The command line, working folder and environment that start the runner under ``python``;
+        ``import_paths`` (the code's own folders, which its imports resolve against) are mounted
+        read-only where they are."""
         if self.bwrap is None:
             env = {**_BASE_ENV, "HOME": str(work / "home"), "TMPDIR": str(work)}
             return [python, "-I", str(runner)], str(work), env
@@ -51,13 +56,13 @@ class Isolation:
             cmd += ["--ro-bind-try", d, d]
         # An empty /tmp first: a Python installed under /tmp (a clone's venv) is mounted on top of it.
         cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-        python_dirs = _python_dirs(python)
+        mounts = _outermost([*interpreter(python).dirs, *import_paths])
         # Parents that bubblewrap would create for the mounts (say /root for a pyenv Python)
         # must be traversable by the unprivileged test user, or imports fail inside.
-        parents = sorted({str(p) for d in python_dirs for p in Path(d).parents if str(p) not in ("/", "/tmp") and not str(p).startswith(_SYSTEM_DIRS)})
+        parents = sorted({str(p) for d in mounts for p in Path(d).parents if str(p) not in ("/", "/tmp") and not str(p).startswith(_SYSTEM_DIRS)})
         for parent in parents:
             cmd += ["--perms", "0755", "--dir", parent]
-        for d in python_dirs:
+        for d in mounts:
             cmd += ["--ro-bind", d, d]
         # bubblewrap would make this folder root-only; a program dropped to nobody that names its
         # working folder by absolute path (Python's importer does) must be able to traverse it.
@@ -71,15 +76,51 @@ class Isolation:
         return cmd, str(work), {"PATH": _BASE_ENV["PATH"]}
 
 
-def _python_dirs(python: str) -> list[str]:
-    """The interpreter's installation (and a virtual environment's), mounted read-only."""
-    dirs = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+MIN_PYTHON = (3, 9)  # the runner's own needs (os.waitstatus_to_exitcode)
+
+# Asked of the interpreter that will run the tests: its version and every folder it imports from
+# (installation, virtual environment, site-packages, and folders .pth files add, such as an
+# editable install's source), all of which the sandbox mounts read-only.
+_FACTS = (
+    "import json, sys; print(json.dumps({'version': list(sys.version_info[:2]), "
+    "'dirs': [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *sys.path]}))"
+)
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """The Python that runs the tests: qualm's own, or the project's (``SandboxConfig.python``)."""
+
+    path: str
+    version: tuple[int, int]
+    dirs: tuple[str, ...]  # outside the system folders, which are mounted anyway
+
+
+@functools.lru_cache(maxsize=8)
+def interpreter(python: str) -> Interpreter:
+    """What the sandbox needs to know of ``python``; :class:`SandboxUnavailable` when it cannot run
+    the tests (not found, does not start, older than 3.9)."""
+    try:
+        proc = subprocess.run([python, "-I", "-c", _FACTS], capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+        facts = json.loads(proc.stdout.decode("utf-8", "replace").strip().splitlines()[-1]) if proc.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
+        raise SandboxUnavailable(f"the Python that runs the tests ({python}) cannot be started: {exc}") from exc
+    if facts is None:
+        last = (proc.stderr.decode("utf-8", "replace").strip().splitlines() or [f"exit code {proc.returncode}"])[-1]
+        raise SandboxUnavailable(f"the Python that runs the tests ({python}) cannot be started: {last}")
+    version = (int(facts["version"][0]), int(facts["version"][1]))
+    if version < MIN_PYTHON:
+        raise SandboxUnavailable(f"the Python that runs the tests ({python}) is {version[0]}.{version[1]}; the sandbox needs 3.9 or newer")
     exe = Path(python)
-    dirs.add(str(exe.parent))
-    dirs.add(str(exe.resolve().parent.parent))
-    keep = sorted(d for d in dirs if d and not d.startswith(_SYSTEM_DIRS))
-    # Drop folders already inside another one on the list.
-    return [d for d in keep if not any(d != o and d.startswith(o.rstrip("/") + "/") for o in keep)]
+    found = [*facts["dirs"], str(exe.parent), str(exe.resolve().parent.parent)]
+    dirs = [d for d in found if isinstance(d, str) and d.startswith("/") and Path(d).exists() and not d.startswith(_SYSTEM_DIRS)]
+    return Interpreter(python, version, tuple(_outermost(dirs)))
+
+
+def _outermost(paths: Sequence[str]) -> list[str]:
+    """The paths without those inside another one on the list (and without "/"), sorted."""
+    keep = sorted({p.rstrip("/") for p in paths if p.rstrip("/")})
+    return [d for d in keep if not any(d != o and d.startswith(o + "/") for o in keep)]
 
 
 @functools.lru_cache(maxsize=4)

@@ -32,6 +32,10 @@ def main() -> None:
         exec_program(json.loads(sys.argv[2]))
     job = json.loads(sys.stdin.read())
     sys.stdin.close()
+    # The code's own folders first, as `python its_file.py` would have them (the runner runs with
+    # -I, so nothing else is added); no bytecode written into them, whatever the isolation.
+    sys.path[:0] = [str(p) for p in job.get("sys_path", [])]
+    sys.dont_write_bytecode = True
     _make_undumpable()
     out = sys.stdout
     for index, code in job["tests"]:
@@ -63,7 +67,7 @@ def run_one(index: int, code: str, job: dict) -> dict:
         try:
             os.close(status_r)
             _child_setup(out_fd, job)
-            _child_run(job["preamble"], code, status_w, nonce)
+            _child_run(job["preamble"], code, status_w, nonce, job.get("package") or None)
         finally:
             os._exit(70)
     os.close(status_w)
@@ -141,7 +145,7 @@ def _limit(which: int, soft: int, hard: int | None = None) -> None:
         pass
 
 
-def _child_run(preamble: str, code: str, status_fd: int, nonce: str) -> None:
+def _child_run(preamble: str, code: str, status_fd: int, nonce: str, package: str | None = None) -> None:
     # Everything the harness needs after untrusted code has run is bound here, before it runs:
     # a test that rebinds builtins or patches modules cannot change how its result is reported.
     write, exit_, str_, type_, len_ = os.write, os._exit, str, type, len
@@ -172,6 +176,8 @@ def _child_run(preamble: str, code: str, status_fd: int, nonce: str) -> None:
         return f"{name}: {text}" if text else name
 
     namespace = {"__name__": "__qualm_test__", "__builtins__": dict(builtins.__dict__)}
+    if package:  # the package the code's file is in: its relative imports (`from .util import f`) resolve there
+        namespace["__package__"] = package
     try:
         exec(compile(preamble, "<candidate>", "exec"), namespace)
     except SystemExit:
