@@ -120,6 +120,10 @@ class FunctionalSettings:
     timeout: float = 4.0  # seconds per test
     memory_mb: int = 1024  # per test process
     sandbox_mode: str = "auto"  # "auto" | "bubblewrap" | "limits"
+    # The Python that runs the tests: "" for the one running qualm. A project's own interpreter
+    # (its virtual environment's python) lets code that imports the project's installed packages
+    # run; the file's own folders are on the path either way (qualm.lang.python.imports).
+    python: str = ""
     # The model's own solutions, run on the tests' inputs (qualm.signals.agreement): the first is
     # greedy, the others sampled. 0 turns them off (and the signals built on them).
     n_solutions: int = 6

@@ -241,3 +241,27 @@ def test_calm_highlights_by_default_and_neighbours_as_one_span_with_one_hover(sc
         assert [m["level"] for m in s.marks[URI]["marks"]] == ["high"]
 
     run(scenario)
+
+
+def test_a_saved_file_imports_its_projects_modules_in_the_tests_and_an_unsaved_one_says_why_it_cannot(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    for folder in (tmp_path, project):
+        folder.chmod(0o755)  # as root the tests run as nobody
+    (project / "helpers.py").write_text("def clamp(v, low, high):\n    return max(low, min(high, v))\n")
+    text = 'from helpers import clamp\n\n\ndef clamp_all(values, low, high):\n    """Clamp every value."""\n    return [clamp(v, low, high) for v in values]\n'
+    (project / "tools.py").write_text(text)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({**SCRIPT, "tests": json.dumps(["assert clamp_all([5, -1], 0, 3) == [3, 0]", "assert clamp_all([2], 0, 1) == [2]"])}))
+    saved, unsaved = (project / "tools.py").as_uri(), "untitled:Untitled-1"
+
+    async def scenario(s: Session):
+        await s.start(options(script, functional={"n_tests": 2, "n_solutions": 0}, algorithmic={"n_plans": 2, "plan_programs": 0}))
+        s.open(text, saved)
+        s.open(text, unsaved)
+        a = plain(await s.command("qualm.assessFunction", saved, "clamp_all"))["assessment"]
+        assert [x["status"] for x in a["tests"]] == ["passed", "failed"] and a["functional"]["raw"] == pytest.approx(0.5)
+        b = plain(await s.command("qualm.assessFunction", unsaved, "clamp_all"))["assessment"]
+        assert b["functional"]["raw"] is None and "No module named 'helpers'" in b["functional"]["note"] and "no saved file" in b["functional"]["note"]
+
+    run(scenario)

@@ -223,8 +223,11 @@ def test_an_axis_with_weight_zero_is_not_computed(backend, small):
 
 
 def test_cli_assess_json(tmp_path):
+    # the file imports a module of its own folder: its tests load it (README, "Assessing a function")
+    (tmp_path / "helpers.py").write_text("TWO = 2\n")
+    tmp_path.chmod(0o755)  # as root the tests run as nobody
     f = tmp_path / "m.py"
-    f.write_text("import math\n\n\n" + CORRECT)
+    f.write_text("import math\nfrom helpers import TWO\n\n\n" + CORRECT)
     proc = subprocess.run(
         [sys.executable, "-m", "qualm", "assess", f"{f}::add", "--json", "--plans", "2", "--tests", "3"],
         capture_output=True, text=True, timeout=600,
@@ -233,7 +236,9 @@ def test_cli_assess_json(tmp_path):
     [a] = json.loads(proc.stdout)
     assert a["function"] == "add"
     assert set(a) >= {"lexical", "algorithmic", "functional", "ensemble", "plans", "tests", "calibration_note", "seconds"}
-    assert a["problem"].startswith("import math\n")
+    assert a["problem"].startswith("import math\nfrom helpers import TWO\n")
+    assert a["tests"] and not any("failed to load" in t["message"] for t in a["tests"])
+    assert a["functional"]["available"]
     assert f.read_text().endswith("return a + b\n")
 
 

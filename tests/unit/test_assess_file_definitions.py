@@ -1,5 +1,6 @@
-"""A function that calls a helper of its file, or reads one of its constants, is tested with them:
-its tests pass or fail on what it computes, not on a NameError. The scripted backend stands in for
+"""A function that calls a helper of its file, reads one of its constants or imports a module of
+its project, is tested with them: its tests pass or fail on what it computes, not on a NameError or
+an import that only fails where the tests run. The scripted backend stands in for
 the model (the tests it writes are fixed here); the tests run in the real sandbox."""
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ import json
 
 import pytest
 
-from qualm.engine import Document, assess
+from qualm.engine import Document, assess, roots_for
+from qualm.lang import PYTHON
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.settings import Settings
 
@@ -41,3 +43,50 @@ def test_the_tests_run_with_the_helpers_the_function_uses_and_the_note_names_the
     assert [t.status for t in a.tests] == ["passed", "passed", "failed"]
     assert a.functional.raw == pytest.approx(1 / 3)
     assert "run with `BASE` and `plus` from the file" in a.functional.note
+
+
+def scripted(tmp_path, tests: list[str]) -> ScriptedBackend:
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"name": "scripted", "completions": ["x"], "plans": ["1. Clamp each value.\n2. Return them."], "tests": json.dumps(tests)}))
+    return ScriptedBackend(script)
+
+
+CLAMP_ALL = '''from helpers import clamp
+
+
+def clamp_all(values, low, high):
+    """Clamp every value into [low, high]."""
+    return [clamp(v, low, high) for v in values]
+'''
+
+
+def test_a_function_that_imports_its_projects_module_is_tested_with_it(tmp_path):
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "helpers.py").write_text("def clamp(v, low, high):\n    return max(low, min(high, v))\n")
+    (project / "tools.py").write_text(CLAMP_ALL)
+    for folder in (tmp_path, project):
+        folder.chmod(0o755)  # as root the tests run as nobody
+    backend = scripted(tmp_path, ["assert clamp_all([5, -1], 0, 3) == [3, 0]", "assert clamp_all([], 0, 1) == []", "assert clamp_all([2], 0, 1) == [2]"])
+    settings = Settings().with_overrides(algorithmic={"n_plans": 2, "plan_programs": 0}, functional={"n_solutions": 0})
+    document = Document(name=str(project / "tools.py"), text=CLAMP_ALL)
+    a = assess(backend, document, "clamp_all", settings, None, roots=roots_for(PYTHON, project / "tools.py"))
+    assert [t.status for t in a.tests] == ["passed", "passed", "failed"]
+    assert a.functional.raw == pytest.approx(1 / 3)
+    # the same text with no file: its project's module is nowhere, which says nothing of the code
+    unsaved = assess(backend, Document(name="untitled", text=CLAMP_ALL), "clamp_all", settings, None)
+    assert unsaved.functional.raw is None and not unsaved.functional.available
+    assert "No module named 'helpers'" in unsaved.functional.note and "no saved file" in unsaved.functional.note
+    assert all("failed to load" in t.message for t in unsaved.tests)  # still shown, with the error
+
+
+def test_an_import_missing_where_the_tests_run_makes_the_functional_axis_unavailable_and_runs_nothing_more(tmp_path):
+    text = CLAMP_ALL.replace("from helpers import clamp", "from qualm_no_such_package import clamp")
+    backend = scripted(tmp_path, ["assert clamp_all([5], 0, 3) == [3]"])
+    settings = Settings().with_overrides(algorithmic={"n_plans": 2, "plan_programs": 1}, functional={"n_solutions": 2})
+    path = tmp_path / "tools.py"
+    path.write_text(text)
+    a = assess(backend, Document(name=str(path), text=text), "clamp_all", settings, None, roots=roots_for(PYTHON, path))
+    assert a.functional.raw is None and a.functional.note.startswith("unavailable: its imports fail where the tests run")
+    assert "qualm.functional.python" in a.functional.note
+    assert a.solutions is None and a.plan_programs is None and a.swaps is None and a.examples is None

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .. import engine
 from ..ensemble import Calibration
-from ..lang import FunctionSource, SourceError, language_for
+from ..lang import FunctionSource, SourceError, language_for, language_named
 from ..model import ModelBackend
 from ..settings import Settings
 from .gate import CHANCE, Gate, Verdict, lexical_scores
@@ -165,7 +165,9 @@ def score_one(backend: ModelBackend, path: str, fn: FunctionSource, settings: Se
 
 
 def assess_one(backend: ModelBackend, path: str, fn: FunctionSource, settings: Settings, gate: Gate, calibration: Calibration | None) -> FunctionCheck:
-    a = engine.assess_function(backend, fn, settings, calibration)
+    # the file's own modules import as they do when the project runs from here
+    roots = engine.roots_for(language_named(fn.language), path, [Path.cwd()])
+    a = engine.assess_function(backend, fn, settings, calibration, roots=roots)
     verdict, reason = gate.judge(a.chance_of_passing, a.chance_note)
     axes = {ax.name: {"raw": ax.raw, "percentile": ax.percentile, "available": ax.available, "note": ax.note} for ax in a.axes()}
     return FunctionCheck(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import typer
 
 from .. import engine
+from ..lang import language_named
 from ..terminal import assessment_report, console
 from .common import ModelFlags, load_backend, target_functions, with_model_flags
 
@@ -29,13 +31,15 @@ def assess(
         functional={"n_tests": tests} if tests else {},
         ensemble={"calibration_file": calibration} if calibration else {},
     )
+    # the file's own modules import as they do when the project runs from here
+    roots = engine.roots_for(language_named(functions[0].language), name, [Path.cwd()])
     backend = load_backend(settings)
     cal = engine.calibration_for(backend.info.identity, settings.ensemble)
     err = console(stderr=True)
     results = []
     for fn in functions:
         with err.status(f"assessing {fn.name}…") as status:
-            results.append(engine.assess_function(backend, fn, settings, cal, progress=lambda stage, msg, name=fn.name: status.update(f"{name}: {stage}: {msg}")))
+            results.append(engine.assess_function(backend, fn, settings, cal, progress=lambda stage, msg, name=fn.name: status.update(f"{name}: {stage}: {msg}"), roots=roots))
     if as_json:
         print(json.dumps([r.to_dict() for r in results], indent=1))
         return

@@ -4,6 +4,7 @@
     score_document(backend, document, settings)        teacher-forced scores of every function
     assess(backend, document, function, settings, calibration)   the three axes, the chance of passing, the ensemble
     calibration_for(identity, settings.ensemble)       the model's reference distribution
+    roots_for(language, path, workspace)               where a file's imports resolve when its tests run
 
 Each returns plain dataclasses (tokens already placed at document offsets); the CLI and the
 language server only render them. Nothing here knows about terminals or LSP.
@@ -19,6 +20,7 @@ from .document import Document
 from .generation import generate_solution, greedy_options
 from .placement import PlacedToken
 from .samples import SampleCache
+from .sandboxing import roots_for
 from .scoring import DocumentScore, FunctionScore, score_document, score_function
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "generate_solution",
     "greedy_options",
     "lexical_report",
+    "roots_for",
     "score_document",
     "score_function",
     "user_calibration_dir",

@@ -12,13 +12,11 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 
-from qualm_sandbox import SandboxConfig
-
 from .. import prompts
 from ..answer_ends import plan_end, tests_end
 from ..chance import LEXICAL_SIGNAL_WORDS, MISSING_WHY, signals_of
 from ..ensemble import Calibration, ensemble
-from ..lang import FunctionSource, Language, language_named
+from ..lang import FunctionSource, ImportRoots, Language, language_named
 from ..model import CancelToken, GenerationOptions, ModelBackend, TeacherForcingUnavailable
 from ..settings import Settings
 from ..signals.algorithmic import StepRouge, algorithmic_uncertainty, candidate_distance
@@ -31,6 +29,7 @@ from .calibration import calibration_settings
 from .document import Document
 from .plan_programs import checked_programs, programs_among, solutions_of
 from .samples import Job, SampleCache, decode_with_cache
+from .sandboxing import sandbox_config, unimportable
 from .scoring import score_function
 from .solutions import SolutionsResult, check_against_solutions
 from .swaps import check_swaps
@@ -138,9 +137,10 @@ def assess(
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
     samples: SampleCache | None = None,
+    roots: ImportRoots | None = None,
 ) -> Assessment:
     """Assess the function of ``document`` named ``function`` (or holding that 1-based line)."""
-    return assess_function(backend, document.function(function), settings, calibration, progress, cancel, samples)
+    return assess_function(backend, document.function(function), settings, calibration, progress, cancel, samples, roots)
 
 
 def assess_function(
@@ -151,10 +151,13 @@ def assess_function(
     progress: Progress | None = None,
     cancel: CancelToken | None = None,
     samples: SampleCache | None = None,
+    roots: ImportRoots | None = None,
 ) -> Assessment:
     """``samples`` keeps the plans, tests, solutions and plans' programs, which depend on the problem
     alone, between calls: a second assessment of the same problem (the function edited, or another
-    version of it) decodes nothing new but the code's own plan, where that is on."""
+    version of it) decodes nothing new but the code's own plan, where that is on. ``roots``: where
+    the file's imports resolve when its tests run (``Language.import_roots``; None: installed
+    packages only)."""
     progress = progress or _no_progress
     cancel = cancel or CancelToken()
     # within one call too: the plans' programs, when they are the solutions, are read back from it
@@ -255,13 +258,17 @@ def assess_function(
         func_raw, func_note = None, "unavailable: a nested function, or a method of a nested class, does not run on its own"
     else:
         progress("functional", "running the self-tests in the sandbox")
-        config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
+        config = sandbox_config(f, roots)
         result = functional_uncertainty(fn.program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=fn.probe_name)
         _check(cancel)
+        if result.report is not None and (why := unimportable(result.report, config)) is not None:
+            # the code cannot load where its tests run: that says nothing of the code, so nothing
+            # more runs and no test counts (the tests are still shown, with the error)
+            result = replace(result, uncertainty=None, note=f"unavailable: {why}", probes=None)
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
-        if fn.support_names and result.report is not None:
+        if fn.support_names and result.uncertainty is not None:
             func_note += f"; run with {_listed(fn.support_names)} from the file"
-        if language.docstring is not None and f.docstring_examples and method is None:
+        if language.docstring is not None and f.docstring_examples and method is None and result.uncertainty is not None:
             examples = check_examples(fn.program, language.docstring(fn.source, short_name), short_name, config, should_stop=lambda: cancel.cancelled)
             _check(cancel)
             if examples.outcomes:
@@ -292,7 +299,7 @@ def assess_function(
             plan_program_seconds = time.perf_counter() - t1
             if programs.agreement is not None:
                 algo_note += "; " + programs.answers_as("the plans' programs")
-        if result.report is not None and scored_trace is not None and language.parses is not None:
+        if result.uncertainty is not None and scored_trace is not None and language.parses is not None:
             progress("functional", "running the tests on the model's likelier tokens at the code's least likely places")
             outcomes = result.report.outcomes
             swapped = check_swaps(

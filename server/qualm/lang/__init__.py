@@ -6,7 +6,7 @@ Adding a language is one module (``qualm/lang/<name>.py`` or a package) that def
 
 from __future__ import annotations
 
-from .base import CompletionContext, FunctionSource, Language, SourceError
+from .base import CompletionContext, FunctionSource, ImportRoots, Language, SourceError
 from .javascript import JAVASCRIPT, TSX, TYPESCRIPT
 from .python import PYTHON
 
@@ -48,6 +48,7 @@ __all__ = [
     "CompletionContext",
     "DEFAULT_LANGUAGE",
     "FunctionSource",
+    "ImportRoots",
     "JAVASCRIPT",
     "LANGUAGES",
     "PYTHON",

@@ -11,6 +11,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 from ..prompts import ChatPrompt
 from ..trace import Scope, Trace
@@ -18,6 +19,16 @@ from ..trace import Scope, Trace
 
 class SourceError(ValueError):
     """The source does not parse, or a named function is not in it."""
+
+
+@dataclass(frozen=True)
+class ImportRoots:
+    """Where a file's imports resolve when its code runs in the sandbox: folders put first on the
+    module path (mounted read-only there), and the package the file is in. Empty for text with no
+    file (an unsaved document), whose imports find installed packages only."""
+
+    folders: tuple[str, ...] = ()
+    package: str = ""  # dotted; "" outside a package
 
 
 @dataclass(frozen=True)
@@ -131,6 +142,9 @@ class Language:
     # (a model's answer, class name, method name) -> that method's source in the answer, dedented
     # (None: not there, or the answer does not parse): a method's solution runs in the file's class
     method_source: Callable[[str, str, str], str | None] | None = None
+    # (the file, the workspace's folders) -> where its imports resolve when its tests run (None:
+    # this language's tests do not run)
+    import_roots: Callable[[Path, Sequence[Path]], ImportRoots] | None = None
 
     def program_of_answer(self, fn: FunctionSource) -> Callable[[str], str] | None:
         """How a model's answer for ``fn`` runs: None for a function (the answer is the program); for

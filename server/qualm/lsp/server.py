@@ -15,17 +15,19 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from itertools import accumulate
+from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
+from pygls import uris
 from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec, TextDocument
 
 from .. import __version__
-from ..engine import Assessment, Completion, Document, PlacedToken, SampleCache, calibration_for
+from ..engine import Assessment, Completion, Document, PlacedToken, SampleCache, calibration_for, roots_for
 from ..engine.regeneration import Regeneration
 from ..ensemble import Calibration
-from ..lang import FunctionSource, Language
+from ..lang import FunctionSource, ImportRoots, Language
 from ..marks import Mark
 from ..model import CancelToken, ModelBackend, ModelUnreachable, load_model
 from ..settings import Settings, SettingsError
@@ -272,6 +274,15 @@ class QualmServer(LanguageServer):
             raise UnknownDocument(f"qualm has no open document {uri} in a language it handles")
         doc = self.workspace.get_text_document(uri)
         return doc, Document(doc.source, uri, state.language)
+
+    def import_roots(self, uri: str) -> ImportRoots | None:
+        """Where the imports of the document at ``uri`` resolve when its tests run: its file's
+        package, folder and workspace folder (the saved file's; None for an unsaved document)."""
+        state = self.docs.get(uri)
+        if state is None or not uri.startswith("file:") or (path := uris.to_fs_path(uri)) is None:
+            return None
+        folders = [Path(p) for f in self.workspace.folders.values() if (p := uris.to_fs_path(f.uri)) is not None]
+        return roots_for(state.language, path, folders)
 
     def to_ranges(self, doc: TextDocument, spans: Iterable[tuple[int, int]]) -> list[types.Range]:
         return client_ranges(doc, self.workspace.position_codec, spans)

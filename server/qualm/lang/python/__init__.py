@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..base import Language
 from .completion import DISPLAY_NAME, FENCE, completion_context
+from .imports import import_roots
 from .scopes import scope_spans
 from .source import docstring_of, functions_in, method_source, parses, with_support
 
@@ -21,6 +22,7 @@ PYTHON = Language(
     docstring=docstring_of,
     with_support=with_support,
     method_source=method_source,
+    import_roots=import_roots,
 )
 
 __all__ = ["PYTHON"]

@@ -104,9 +104,11 @@ async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str |
                 ls.work_done_progress.report, progress, types.WorkDoneProgressReport(message=f"{stage}: {message}", percentage=AXIS_STEPS.get(stage, None), cancellable=True)
             )
 
-    settings, calibration, samples = ls.settings, ls.calibration, ls.samples
+    settings, calibration, samples, roots = ls.settings, ls.calibration, ls.samples, ls.import_roots(uri)
     try:
-        a = await ls.run_model(lambda backend, token: engine.assess_function(backend, fn, settings, calibration, on_progress, token, samples), key=f"assess:{uri}:{fn.name}", cancel=cancel)
+        a = await ls.run_model(
+            lambda backend, token: engine.assess_function(backend, fn, settings, calibration, on_progress, token, samples, roots), key=f"assess:{uri}:{fn.name}", cancel=cancel,
+        )
     except AssessmentCancelled:
         _end_progress(ls, progress, "cancelled")
         return {"function": fn.name, "cancelled": True}
