@@ -14,7 +14,7 @@ import {
 import { ServerInfo, judgeHandshake } from "./handshake";
 import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
-import { Choice, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, watchPythonInterpreter } from "./python";
+import { Choice, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, testsInterpreter, watchPythonInterpreter } from "./python";
 import { PREVIEW_COMMAND, asPreviewAction } from "./regenerate";
 import { RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
@@ -42,6 +42,9 @@ export class QualmClient implements vscode.Disposable {
   readonly onMarks = this.marksEmitter.event;
   status: ClientStatus = { state: "stopped", message: "not started", model: null };
   private interpreter?: string;
+  /** The Python extension's interpreter, which runs the tests of the user's code where
+   * qualm.functional.python is empty (EditorDefaults); undefined: the server's own. */
+  private testsPython?: string;
   private server?: ServerInfo;
   private readonly disposables: vscode.Disposable[] = [];
   private starting?: Promise<void>;
@@ -105,6 +108,7 @@ export class QualmClient implements vscode.Disposable {
     const chosen = choice.chosen;
     this.interpreter = chosen.path;
     this.log.info(`starting the server with ${chosen.path} (${chosen.source}, qualm ${chosen.version})`);
+    await this.findTestsPython();
 
     const serverOptions: ServerOptions = {
       command: chosen.path,
@@ -117,7 +121,7 @@ export class QualmClient implements vscode.Disposable {
       documentSelector: documentSelector(readLanguages(config.get<unknown>("languages"))),
       outputChannel: this.log,
       traceOutputChannel: this.log,
-      initializationOptions: serverSettings(config),
+      initializationOptions: serverSettings(config, { testsPython: this.testsPython }),
       middleware: {
         workspace: {
           // Each item in its own scope (a folder's settings for that folder), and of `qualm` only the
@@ -129,7 +133,7 @@ export class QualmClient implements vscode.Disposable {
               return dot < 0
                 ? vscode.workspace.getConfiguration(undefined, resource).get(section)
                 : vscode.workspace.getConfiguration(section.slice(0, dot), resource).get(section.slice(dot + 1));
-            }),
+            }, { testsPython: this.testsPython }),
         },
         executeCommand: async (command, args, next) => {
           const handled = this.intercept(command, args);
@@ -248,6 +252,30 @@ export class QualmClient implements vscode.Disposable {
     return this.client;
   }
 
+  /** The interpreter for the tests of the user's code (testsInterpreter), logged with the reason. */
+  private async findTestsPython(): Promise<void> {
+    let fromExtension: string | undefined;
+    try {
+      fromExtension = await pythonExtensionInterpreter(await pythonExtensionApi((id) => vscode.extensions.getExtension(id)), this.scope());
+    } catch {
+      fromExtension = undefined;
+    }
+    const found = await testsInterpreter(fromExtension);
+    this.testsPython = found.path;
+    const own = vscode.workspace.getConfiguration("qualm", this.scope()).get<string>("functional.python", "").trim();
+    this.log.info(own ? `the tests of your code run with qualm.functional.python (${own})` : found.why);
+  }
+
+  /** After the Python extension's interpreter changed without a restart: the server pulls its
+   * settings again when the tests' interpreter is now another. */
+  private async refreshTestsPython(): Promise<void> {
+    const before = this.testsPython;
+    await this.findTestsPython();
+    if (this.testsPython !== before && this.client?.isRunning()) {
+      void this.client.sendNotification(DidChangeConfigurationNotification.type, { settings: null });
+    }
+  }
+
   /** Restart the server when the interpreter selected in the Python extension changes (unless
    * qualm.python names one). Nothing when that extension is not installed. */
   private async watchPythonExtension(): Promise<void> {
@@ -266,6 +294,7 @@ export class QualmClient implements vscode.Disposable {
       (decision) => {
         this.log.info(`Python extension: ${decision.why}${decision.restart ? ": restarting the server" : ""}`);
         if (decision.restart) void this.restart();
+        else void this.refreshTestsPython();
       },
     );
     if (sub) this.disposables.push(sub);

@@ -69,6 +69,36 @@ export function probeInterpreter(path: string, timeoutMs = 20000): Promise<Probe
   });
 }
 
+/** The oldest Python the sandbox runs tests with (qualm_sandbox.isolation.MIN_PYTHON). */
+export const MIN_TESTS_PYTHON: [number, number] = [3, 9];
+
+/** An interpreter's version as [major, minor], or undefined when it does not start in time. */
+export function pythonVersion(path: string, timeoutMs = 20000): Promise<[number, number] | undefined> {
+  return new Promise((resolve) => {
+    execFile(path, ["-c", "import sys; print('%d %d' % sys.version_info[:2])"], { timeout: timeoutMs }, (err, stdout) => {
+      const parts = `${stdout}`.trim().split(" ").map(Number);
+      resolve(!err && parts.length === 2 && parts.every(Number.isInteger) ? [parts[0], parts[1]] : undefined);
+    });
+  });
+}
+
+/** The interpreter to run the model's tests of the user's code with, when qualm.functional.python is
+ * empty: the Python extension's, where it starts and is new enough for the sandbox; else none (the
+ * server then uses its own) and why. */
+export async function testsInterpreter(
+  fromExtension: string | undefined,
+  version: (path: string) => Promise<[number, number] | undefined> = pythonVersion,
+): Promise<{ path?: string; why: string }> {
+  if (!fromExtension) return { why: "no interpreter selected in the Python extension: the tests run with the server's Python" };
+  const v = await version(fromExtension);
+  if (!v) return { why: `the Python extension's interpreter ${fromExtension} did not start: the tests run with the server's Python` };
+  const [major, minor] = MIN_TESTS_PYTHON;
+  if (v[0] < major || (v[0] === major && v[1] < minor)) {
+    return { why: `the Python extension's interpreter ${fromExtension} is ${v[0]}.${v[1]}, older than the sandbox's ${major}.${minor}: the tests run with the server's Python` };
+  }
+  return { path: fromExtension, why: `the tests of your code run with the Python extension's interpreter ${fromExtension}` };
+}
+
 /** qualm's cache folder, as platformdirs computes it on the server side (QUALM_CACHE_DIR overrides). */
 export function qualmCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
   if (env.QUALM_CACHE_DIR) return env.QUALM_CACHE_DIR;

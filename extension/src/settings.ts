@@ -34,15 +34,30 @@ export function readClientSettings(get: Getter): ClientSettings {
   };
 }
 
+/** What the editor knows that the server's settings leave unset: the interpreter selected in the
+ * Python extension, which runs the model's tests of the user's code when qualm.functional.python is
+ * empty (the code's imports then find the project's packages). */
+export interface EditorDefaults {
+  testsPython?: string;
+}
+
+/** The `functional` section with the editor's interpreter where the user named none. */
+function withTestsPython(functional: unknown, defaults: EditorDefaults): unknown {
+  if (!defaults.testsPython || !functional || typeof functional !== "object") return functional;
+  const own = (functional as Record<string, unknown>).python;
+  return typeof own === "string" && own.trim() ? functional : { ...(functional as object), python: defaults.testsPython };
+}
+
 /** The server's sections of the `qualm` configuration, as plain JSON (the server rejects unknown keys,
  * so the client's own settings must not reach it). */
-export function serverSettings(section: unknown): Record<string, unknown> {
+export function serverSettings(section: unknown, defaults: EditorDefaults = {}): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (!section || typeof section !== "object") return out;
   for (const key of SERVER_SECTIONS) {
     const value = (section as Record<string, unknown>)[key];
     if (value && typeof value === "object") out[key] = JSON.parse(JSON.stringify(value));
   }
+  if (out.functional) out.functional = withTestsPython(out.functional, defaults);
   return out;
 }
 
@@ -58,13 +73,16 @@ export type SectionReader = (section: string, scopeUri: string | undefined) => u
 
 /** The answer to workspace/configuration: each item read in its own scope, and whatever is under
  * `qualm` filtered to the server's settings. `qualm` gives the server's sections; `qualm.<server
- * section>` (and deeper) is passed as it is; the client's own `qualm.*` settings come back as null. */
-export function answerConfiguration(items: readonly ConfigurationItem[], read: SectionReader): unknown[] {
+ * section>` (and deeper) is passed as it is, but for the editor's defaults where the user set none
+ * (EditorDefaults, in `qualm` and `qualm.functional`); the client's own `qualm.*` settings come back
+ * as null. */
+export function answerConfiguration(items: readonly ConfigurationItem[], read: SectionReader, defaults: EditorDefaults = {}): unknown[] {
   return items.map((item) => {
     const section = item.section;
     if (!section) return null; // the whole configuration: not the server's business
     const value = read(section, item.scopeUri || undefined);
-    if (section === "qualm") return serverSettings(value);
+    if (section === "qualm") return serverSettings(value, defaults);
+    if (section === "qualm.functional") return JSON.parse(JSON.stringify(withTestsPython(value, defaults) ?? null));
     if (section.startsWith("qualm.")) {
       const top = section.split(".")[1];
       if (!(SERVER_SECTIONS as readonly string[]).includes(top)) return null;

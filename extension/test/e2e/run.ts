@@ -270,11 +270,14 @@ async function main(): Promise<number> {
     const output = qualmOutput(scratch);
     const handshake = output.split("\n").find((l) => /\[info\] handshake: server qualm \S+, protocol 2\b/.test(l));
     log(`  ${handshake ? "✔" : "✘"} the qualm output channel (a log channel) has the handshake: ${handshake ?? "no such line"}`);
+    // Which Python runs the tests of the user's code (no Python extension here: the server's own).
+    const testsPython = output.split("\n").find((l) => /\[info\] no interpreter selected in the Python extension: the tests run with the server's Python/.test(l));
+    log(`  ${testsPython ? "✔" : "✘"} the qualm output channel says which Python runs the tests: ${testsPython ?? "no such line"}`);
     log(`${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${artifacts}`);
-    if (outcome.failed.length || !handshake) log("qualm output channel:\n" + output.slice(-6000));
+    if (outcome.failed.length || !handshake || !testsPython) log("qualm output channel:\n" + output.slice(-6000));
     // Last, so that a log's tail (a CI summary) names every failure and its first line, not only the last ones.
     for (const t of outcome.failed) log(`failed: ${t.title}: ${t.error.split("\n")[0].slice(0, 400)}`);
-    return outcome.failed.length || !outcome.passed.length || !vsixOk || !handshake ? 1 : 0;
+    return outcome.failed.length || !outcome.passed.length || !vsixOk || !handshake || !testsPython ? 1 : 0;
   } catch (err) {
     log(`error: ${err instanceof Error ? err.message : err}`);
     log("VS Code server output:\n" + serverLog.join("").slice(-6000));

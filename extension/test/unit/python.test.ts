@@ -1,5 +1,6 @@
 // The Python extension's API, faked (ms-python.python is not installed here): which interpreter it
-// selected, and when a change of it restarts the server.
+// selected, when a change of it restarts the server, and whether it runs the tests of the user's code
+// (versions faked too, but for one real python3).
 
 import * as assert from "node:assert/strict";
 import type { Disposable, Extension, Uri } from "vscode";
@@ -9,7 +10,9 @@ import {
   PythonExtensionApi,
   pythonExtensionApi,
   pythonExtensionInterpreter,
+  pythonVersion,
   restartOnInterpreterChange,
+  testsInterpreter,
   watchPythonInterpreter,
 } from "../../src/python";
 
@@ -126,5 +129,27 @@ suite("restarting the server when the Python extension's interpreter changes", (
   test("an API without the change event: no subscription", () => {
     const api: PythonExtensionApi = { environments: { getActiveEnvironmentPath: () => ({ path: "/p" }), resolveEnvironment: async () => undefined } };
     assert.equal(watchPythonInterpreter(api, () => undefined, () => ({ setting: "", running: undefined }), () => assert.fail("no event")), undefined);
+  });
+});
+
+suite("the Python that runs the tests of the user's code", () => {
+  test("a real interpreter's version is read (python3 on PATH); a missing one has none", async () => {
+    const v = await pythonVersion("python3");
+    assert.ok(v && v[0] === 3 && v[1] >= 9, `python3 is ${v}`);
+    assert.equal(await pythonVersion("/no/such/python"), undefined);
+  });
+
+  test("the Python extension's interpreter when it starts and is new enough, else the server's own, with the reason", async () => {
+    const versions: Record<string, [number, number]> = { "/venv/bin/python": [3, 12], "/old/bin/python": [3, 8] };
+    const version = async (p: string) => versions[p];
+    assert.deepEqual(await testsInterpreter("/venv/bin/python", version), {
+      path: "/venv/bin/python",
+      why: "the tests of your code run with the Python extension's interpreter /venv/bin/python",
+    });
+    const old = await testsInterpreter("/old/bin/python", version);
+    assert.equal(old.path, undefined);
+    assert.match(old.why, /is 3\.8, older than the sandbox's 3\.9/);
+    assert.match((await testsInterpreter("/gone/python", version)).why, /did not start/);
+    assert.match((await testsInterpreter(undefined, version)).why, /no interpreter selected/);
   });
 });

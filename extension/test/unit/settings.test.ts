@@ -159,3 +159,23 @@ suite("choosing the server's Python", () => {
     assert.equal(qualmCacheDir({ QUALM_CACHE_DIR: "/q" }, "linux", "/home/u"), "/q");
   });
 });
+
+suite("the editor's interpreter for the tests", () => {
+  const section = { functional: { python: "", n_tests: 10 }, model: { path: null }, python: "/server/python" };
+
+  test("fills qualm.functional.python where the user left it empty, in the first settings and in every pull", () => {
+    const defaults = { testsPython: "/proj/.venv/bin/python" };
+    assert.deepEqual(serverSettings(section, defaults).functional, { python: "/proj/.venv/bin/python", n_tests: 10 });
+    const read = (s: string) => (s === "qualm" ? section : s === "qualm.functional" ? section.functional : undefined);
+    const [whole, functional] = answerConfiguration([{ section: "qualm" }, { section: "qualm.functional" }], read, defaults) as Record<string, unknown>[];
+    assert.deepEqual(whole.functional, { python: "/proj/.venv/bin/python", n_tests: 10 });
+    assert.deepEqual(functional, { python: "/proj/.venv/bin/python", n_tests: 10 });
+  });
+
+  test("never replaces the user's own setting, and adds nothing without an interpreter", () => {
+    const own = { ...section, functional: { python: "/mine/python" } };
+    assert.deepEqual(serverSettings(own, { testsPython: "/proj/.venv/bin/python" }).functional, { python: "/mine/python" });
+    assert.deepEqual(serverSettings(section).functional, { python: "", n_tests: 10 });
+    assert.deepEqual(serverSettings(section, { testsPython: undefined }).functional, { python: "", n_tests: 10 });
+  });
+});
