@@ -62,6 +62,47 @@ def test_values_are_compared_as_equal_values_not_as_text():
     assert a.outcomes[3].answers[0][1] == "True" and b.outcomes[3].answers[0][1] == "1"  # shown as written
 
 
+def _digests(report):
+    return [None if o.answers is None else [d for d, _ in o.answers] for o in report.outcomes]
+
+
+def test_numpy_arrays_are_compared_by_every_value_and_its_scalars_as_numbers():
+    # numpy's repr of a large array elides its middle: these two would have looked the same
+    prog = "import numpy as np\ndef f(n, at):\n    a = np.zeros(n)\n    a[at] = 1\n    return a\ndef g(n):\n    return np.int64(n).sum()\n"
+    tests = ["assert f(3000, 1500) is not None", "assert f(3000, 1501) is not None", "assert f(2, 0) is not None"]
+    arrays = run_probes(prog, tests, "f")
+    assert [o.status for o in arrays.outcomes] == ["passed"] * 3
+    first, second, small = _digests(arrays)
+    assert first != second
+    listed = run_probes("def f(n, at):\n    return [1.0 if i == at else 0.0 for i in range(n)]\n", tests[2:], "f")
+    assert small != _digests(listed)[0]  # an array is not a list (== between them is elementwise)
+    same = run_probes("import numpy as np\ndef f(n, at):\n    return np.array([1.0 if i == at else 0.0 for i in range(n)])\n", tests[2:], "f")
+    assert small == _digests(same)[0]
+    numbers = run_probes(prog, ["assert g(3) == 3"], "g")
+    plain = run_probes("def g(n):\n    return n\n", ["assert g(3) == 3"], "g")
+    assert _digests(numbers) == _digests(plain)  # np.int64(3) answers as 3 does
+
+
+def test_a_frame_is_compared_by_its_columns_index_and_values():
+    # pandas is not installed here: a stand-in with a DataFrame's shape of interface (columns, index,
+    # to_numpy) whose repr, like pandas's, leaves rows out
+    frame = (
+        "import numpy as np\n"
+        "class Frame:\n"
+        "    def __init__(self, rows):\n"
+        "        self.columns, self.index, self.rows = ['a'], list(range(len(rows))), rows\n"
+        "    def to_numpy(self):\n"
+        "        return np.array([[r] for r in self.rows])\n"
+        "    def __repr__(self):\n"
+        "        return f'Frame with {len(self.rows)} rows'\n"
+        "def f(rows):\n"
+        "    return Frame(rows)\n"
+    )
+    a = run_probes(frame, ["assert f([1, 2, 3])", "assert f([1, 5, 3])", "assert f([1, 2, 3])"], "f")
+    one, other, again = _digests(a)
+    assert one != other and one == again
+
+
 def test_a_test_cannot_forge_the_answers():
     forged = "print('\\n__qualm_answers_0000000000000000__ [(\"x\", \"42\")]'); assert add(1, 1) == 2"
     report = run_probes(RIGHT, [forged], "add")

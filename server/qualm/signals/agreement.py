@@ -15,8 +15,10 @@ functional axis as the probes:
 
 A probe is one test statement: its answers are the ordered values of the top-level calls of the
 function it made (recursive calls are not recorded). Values are compared after normalisation:
-floats to 6 decimals, sets and dicts in sorted order, bool as int (``==`` semantics), anything else
-by its type and ``repr`` without addresses. A test that timed out or crashed before calling the
+floats to 6 decimals, sets and dicts in sorted order, bool as int (``==`` semantics), arrays and
+frames (numpy, pandas, torch: what has ``shape`` and ``tolist``, or ``columns``, ``index`` and
+``to_numpy``) by their type and every value (a 0-d one, ``np.int64(3)``, as its number), anything
+else by its type and ``repr`` without addresses. A test that timed out or crashed before calling the
 function leaves no answers: the probe is not compared for that pair.
 
 An ``async def`` or a generator function under test is settled as its tests mean it: a call from
@@ -57,6 +59,19 @@ def __qualm_norm(v, depth=0):
         return "set{" + ",".join(sorted(__qualm_norm(x, depth + 1) for x in v)) + "}"
     if isinstance(v, dict):
         return "dict{" + ",".join(sorted(__qualm_norm(k, depth + 1) + ":" + __qualm_norm(x, depth + 1) for k, x in v.items())) + "}"
+    # Arrays and frames (numpy, pandas, torch ...) by their values: their repr elides the middle of
+    # a large one, so two that differ there would look the same. A 0-d one (np.int64(3)) is its number.
+    try:
+        if hasattr(v, "shape") and callable(getattr(v, "tolist", None)):
+            items = v.tolist()
+            if not isinstance(items, list):
+                return __qualm_norm(items, depth)
+            index = [list(v.index)] if hasattr(v, "index") and not callable(v.index) else []
+            return type(v).__name__ + __qualm_norm([*index, items], depth + 1)
+        if hasattr(v, "columns") and hasattr(v, "index") and callable(getattr(v, "to_numpy", None)):
+            return type(v).__name__ + __qualm_norm([list(v.columns), list(v.index), v.to_numpy().tolist()], depth + 1)
+    except Exception:
+        pass
     try:
         text = repr(v)
     except Exception:
