@@ -146,27 +146,38 @@ METHOD_EXAMPLES = """JSON format: each string creates a `{owner}` with real valu
     "{example}","""
 
 
+def _rewritten(template: str, *edits: tuple[str, str]) -> str:
+    """``template`` with each ``(old, new)`` made once; raises at import when an ``old`` is not there
+    exactly once, so a change of the paper's wording cannot silently leave a variant unchanged."""
+    for old, new in edits:
+        if template.count(old) != 1:
+            raise ValueError(f"prompt variant: {old[:40]!r}... is not in the template exactly once")
+        template = template.replace(old, new)
+    return template
+
+
+# The test prompt for a method: the paper's, asking for tests that build the object first. Its
+# fields are the paper's and {owner}, {method}, {example}.
+METHOD_TEST_GENERATION = _rewritten(
+    TEST_GENERATION,
+    ("this function.\nDO NOT implement the function.", "this method.\nDO NOT implement the method."),
+    ("1. Generate exactly {num_test_cases} diverse test cases as valid Python\n   assert statements", METHOD_TESTS),
+    ('JSON format:\n[\n    "assert function_name(args1) == expected1",\n    "assert function_name(args2) == expected2",', METHOD_EXAMPLES),
+    ("{num_test_cases} assert statements", "{num_test_cases} test strings"),
+)
+
+
 def test_generation(problem_description: str, num_test_cases: int = 10, method: tuple[str, str, str] | None = None) -> ChatPrompt:
     """The paper's test prompt; for a method (``(class, method, an example test's form)``) the same
     prompt asks for tests that build the object first, one line each
     (``functional.parse_tests(setup=True)`` reads them)."""
-    user = TEST_GENERATION
-    if method is not None:
+    fields = {"problem_description": problem_description.strip("\n"), "num_test_cases": num_test_cases}
+    if method is None:
+        user = TEST_GENERATION.format(**fields)
+    else:
         owner, name, example = method
-        user = user.replace("this function.\nDO NOT implement the function.", "this method.\nDO NOT implement the method.", 1)
-        user = user.replace("""1. Generate exactly {num_test_cases} diverse test cases as valid Python
-   assert statements""", METHOD_TESTS.replace("{owner}", owner).replace("{method}", name))
-        user = user.replace("""JSON format:
-[
-    "assert function_name(args1) == expected1",
-    "assert function_name(args2) == expected2",""", METHOD_EXAMPLES.replace("{owner}", owner).replace("{method}", name).replace("{example}", example))
-        user = user.replace("{num_test_cases} assert statements", "{num_test_cases} test strings")
-    return ChatPrompt(
-        user=user.format(problem_description=problem_description.strip("\n"), num_test_cases=num_test_cases),
-        assistant_prefix=TEST_GENERATION_PREFILL,
-        stop=(CODE_FENCE,),
-        name="test_generation",
-    )
+        user = METHOD_TEST_GENERATION.format(**fields, owner=owner, method=name, example=example)
+    return ChatPrompt(user=user, assistant_prefix=TEST_GENERATION_PREFILL, stop=(CODE_FENCE,), name="test_generation")
 
 
 def thinking_off_marker(chat_template: str) -> str:

@@ -1,3 +1,5 @@
+import pytest
+
 from qualm.signals.functional import parse_tests
 
 GOOD = ['assert add(1, 2) == 3', 'assert add(0, 0) == 0', 'assert add(-1, 1) == 0']
@@ -123,6 +125,19 @@ def test_a_methods_test_prompt_names_its_class_and_shows_the_form_without_placeh
     assert "for this method." in method and "the method `pop` of class `Stack`" in method
     assert '"obj = Stack(); assert obj.pop() == ...",' in method
     assert "function_name" not in method and "args1" not in method  # the 0.5B copied those literally
+    # braces in the class's example or the problem are text, not template fields
+    braces = prompts.test_generation('class Config:\n    def get(self, k):\n        """{k}"""', 3, ("Config", "get", "assert Config({'a': 1}).get('a') == ...")).user
+    assert "\"assert Config({'a': 1}).get('a') == ...\"," in braces and '"""{k}"""' in braces
+
+
+def test_a_prompt_variant_whose_wording_is_gone_fails_loudly():
+    from qualm.prompts import _rewritten
+
+    assert _rewritten("a b c", ("b", "B")) == "a B c"
+    with pytest.raises(ValueError, match="not in the template exactly once"):
+        _rewritten("a b c", ("d", "D"))
+    with pytest.raises(ValueError, match="not in the template exactly once"):
+        _rewritten("b b", ("b", "B"))
 
 
 def test_a_methods_tests_with_unescaped_quotes_are_read_line_by_line():
