@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from qualm.engine import Document, assess, roots_for
+from qualm.engine import Document, SampleCache, assess, roots_for
 from qualm.lang import PYTHON
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.settings import Settings
@@ -90,3 +90,32 @@ def test_an_import_missing_where_the_tests_run_makes_the_functional_axis_unavail
     assert a.functional.raw is None and a.functional.note.startswith("unavailable: its imports fail where the tests run")
     assert "qualm.functional.python" in a.functional.note
     assert a.solutions is None and a.plan_programs is None and a.swaps is None and a.examples is None
+
+
+def test_the_solutions_runs_are_not_reused_from_another_project(tmp_path):
+    # the same function and the same model answers in two projects whose helpers differ: the
+    # model's solution (which calls the helper) answers differently in each, and a run kept from one
+    # must not stand for the other
+    projects = []
+    for name, body in (("a", "max(low, min(high, v))"), ("b", "v")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "helpers.py").write_text(f"def clamp(v, low, high):\n    return {body}\n")
+        (folder / "tools.py").write_text(CLAMP_ALL)
+        folder.chmod(0o755)
+        projects.append(folder)
+    tmp_path.chmod(0o755)
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({
+        "name": "scripted", "completions": ["    return [clamp(v, low, high) for v in values]\n"],
+        "plans": ["1. Clamp each value.\n2. Return them."], "tests": json.dumps(["assert clamp_all([5, -1], 0, 3) == [3, 0]"]),
+    }))
+    backend = ScriptedBackend(script)
+    settings = Settings().with_overrides(algorithmic={"n_plans": 2, "plan_programs": 0}, functional={"n_solutions": 1, "fuzz_inputs": 0, "swap_positions": 0})
+    samples = SampleCache()
+    answers = []
+    for folder in projects:
+        a = assess(backend, Document(name=str(folder / "tools.py"), text=CLAMP_ALL), "clamp_all", settings, None, samples=samples, roots=roots_for(PYTHON, folder / "tools.py"))
+        assert a.solutions is not None and a.solutions.agreement == 0.0  # the solution answers as the code does, in its project
+        answers.append([t.status for t in a.tests])
+    assert answers == [["passed"], ["failed"]]

@@ -140,7 +140,8 @@ def check_against_solutions(
         return run_probes(text, statements, function_name, limits, should_stop=cancel.or_after(seconds))
 
     def run(text: str, statements: list[str] = tests, kind: str = "solution-probes", budget: float | None = None, limits: SandboxConfig = config) -> ProbeReport:
-        key = (kind, backend.info.identity.digest, function_name, text, tuple(statements))
+        # where it ran is part of what it did: the interpreter and the file's import roots
+        key = (kind, backend.info.identity.digest, function_name, text, tuple(statements), limits.interpreter, limits.import_paths, limits.package)
         if samples is not None and (hit := samples.get_value(key)) is not None:
             return hit
         # A solution gets twice the per-test limit in all: one that loops is not worth the wait.
