@@ -183,7 +183,7 @@ def _child_run(preamble: str, code: str, status_fd: int, nonce: str, package: st
     except SystemExit:
         report("error", "the candidate called sys.exit() while loading")
     except BaseException as exc:  # noqa: BLE001 - any failure of untrusted code is a result
-        report("error", "the candidate failed to load: " + describe(exc))
+        report("error", "the candidate failed to load: " + describe(exc) + _imported_from(exc))
     try:
         exec(compile(code, "<test>", "exec"), namespace)
     except AssertionError as exc:
@@ -193,6 +193,26 @@ def _child_run(preamble: str, code: str, status_fd: int, nonce: str, package: st
     except BaseException as exc:  # noqa: BLE001 - whatever a model-written test raises is its verdict
         report("error", describe(exc))
     report("passed")
+
+
+def _imported_from(exc: BaseException) -> str:
+    """Where loading the candidate raised, when that was in a module it imports (the project's
+    `helpers.py` reading a file at import): " (while importing FILE, line N)"; "" when it was in the
+    candidate's own text, or in the import machinery (a module not found)."""
+    try:
+        tb = exc.__traceback__
+        tb = tb.tb_next if tb is not None else None  # past the runner's own frame, which ran exec
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            name = code.co_filename
+            if isinstance(name, str) and name != "<candidate>" and not name.startswith("<frozen"):
+                # the first frame past the candidate: a module's body is being imported, or a
+                # function the candidate called at load is running (its own doing)
+                return f" (while importing {name}, line {tb.tb_lineno})" if code.co_name == "<module>" else ""
+            tb = tb.tb_next
+    except BaseException:  # noqa: BLE001 - an exception may be anything
+        pass
+    return ""
 
 
 def _json_string(text: str) -> str:

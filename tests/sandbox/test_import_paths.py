@@ -92,3 +92,18 @@ def test_an_interpreter_that_cannot_run_the_tests_is_refused_with_the_reason(tmp
     old.chmod(0o755)
     with pytest.raises(SandboxUnavailable, match=r"is 3\.8; the sandbox needs 3\.9 or newer"):
         interpreter(str(old))
+
+
+def test_a_project_module_that_raises_as_it_is_imported_is_named_and_a_call_at_load_is_not(project: Path):
+    (project / "settings_reader.py").write_text("import json\n\nCONFIG = json.load(open('config.json'))\n")
+    config = SandboxConfig(timeout=5.0, import_paths=(str(project),))
+    [imported] = run_tests("from settings_reader import CONFIG\n\ndef f():\n    return CONFIG\n", ["assert f()"], config).outcomes
+    assert imported.message == (
+        "the candidate failed to load: FileNotFoundError: [Errno 2] No such file or directory: 'config.json' "
+        f"(while importing {project / 'settings_reader.py'}, line 3)"
+    )
+    # the candidate's own text failing at load (here a call into the standard library) is the code's
+    [own] = run_tests("import json\n\nDATA = json.loads('{')\n\ndef f():\n    return DATA\n", ["assert f()"], config).outcomes
+    assert own.message.startswith("the candidate failed to load: JSONDecodeError") and "while importing" not in own.message
+    [name] = run_tests("from pkg.util import nope\n", ["assert True"], config).outcomes
+    assert name.message == "the candidate failed to load: ImportError: cannot import name 'nope' from 'pkg.util' " f"({project / 'pkg' / 'util.py'})"

@@ -84,6 +84,12 @@ def test_a_relative_import_outside_a_package_is_the_environments_doing():
     assert why is not None and "saved inside its package" in why
 
 
+def test_a_project_module_that_raises_as_it_is_imported_is_the_environments_doing():
+    message = "the candidate failed to load: KeyError: 'API_KEY' (while importing /proj/client.py, line 4)"
+    why = unimportable(report(message), sandbox_config(Settings().functional, ImportRoots(("/proj",), "")))
+    assert why is not None and "/proj/client.py, line 4" in why and "no network" in why
+
+
 @pytest.mark.parametrize("message", [
     "the candidate failed to load: NameError: name 'helper' is not defined",
     "the candidate failed to load: ImportError: cannot import name 'nope' from 'math' (unknown location)",

@@ -36,10 +36,10 @@ def sandbox_config(f: FunctionalSettings, roots: ImportRoots | None = None) -> S
 
 def unimportable(report: SandboxReport, config: SandboxConfig) -> str | None:
     """Why the code cannot load where its tests run, when its imports are the reason: a module they
-    name is not found there, or a relative import has no package. That says nothing of the code
-    (its project or environment has the module), so its tests must not count. None when the code
-    loads, or fails to load for a reason of its own (a NameError, an import of a name a module
-    lacks)."""
+    name is not found there, a relative import has no package, or a module of the project raised as
+    it was imported (it reads a file or a variable the sandbox does not have). That says nothing of
+    the code, so its tests must not count. None when the code loads, or fails to load for a reason
+    of its own, in its own text (a NameError, an import of a name a module lacks)."""
     error = next((o.message[len(_LOAD) :] for o in report.outcomes if o.message.startswith(_LOAD)), None)
     if error is None:
         return None
@@ -53,6 +53,12 @@ def unimportable(report: SandboxReport, config: SandboxConfig) -> str | None:
         )
     if error.startswith("ImportError: attempted relative import"):
         return f"its imports fail where the tests run ({error}): a relative import needs the file saved inside its package"
+    if " (while importing " in error and error.endswith(")"):
+        # a module of the project raised as it was imported: it expects what the sandbox has not
+        return (
+            f"its imports fail where the tests run ({error}): the tests run in an empty working folder, "
+            "with no network and only a minimal environment, and that module needs more as it loads"
+        )
     return None
 
 
