@@ -16,7 +16,7 @@ import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
 import { Choice, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, testsInterpreter, watchPythonInterpreter } from "./python";
 import { PREVIEW_COMMAND, asPreviewAction } from "./regenerate";
-import { RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
+import { EditorDefaults, RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
 export type ClientState = StatusParams["state"] | "starting" | "stopped" | "failed";
 
@@ -121,7 +121,7 @@ export class QualmClient implements vscode.Disposable {
       documentSelector: documentSelector(readLanguages(config.get<unknown>("languages"))),
       outputChannel: this.log,
       traceOutputChannel: this.log,
-      initializationOptions: serverSettings(config, { testsPython: this.testsPython }),
+      initializationOptions: serverSettings(config, this.editorDefaults()),
       middleware: {
         workspace: {
           // Each item in its own scope (a folder's settings for that folder), and of `qualm` only the
@@ -133,7 +133,7 @@ export class QualmClient implements vscode.Disposable {
               return dot < 0
                 ? vscode.workspace.getConfiguration(undefined, resource).get(section)
                 : vscode.workspace.getConfiguration(section.slice(0, dot), resource).get(section.slice(dot + 1));
-            }, { testsPython: this.testsPython }),
+            }, this.editorDefaults()),
         },
         executeCommand: async (command, args, next) => {
           const handled = this.intercept(command, args);
@@ -250,6 +250,11 @@ export class QualmClient implements vscode.Disposable {
       throw new Error(`the qualm server is not running (${this.status.state}: ${this.status.message})`);
     }
     return this.client;
+  }
+
+  /** What the client fills into the server's settings (EditorDefaults). */
+  private editorDefaults(): EditorDefaults {
+    return { testsPython: this.testsPython, workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath };
   }
 
   /** The interpreter for the tests of the user's code (testsInterpreter), logged with the reason. */

@@ -39,13 +39,20 @@ export function readClientSettings(get: Getter): ClientSettings {
  * empty (the code's imports then find the project's packages). */
 export interface EditorDefaults {
   testsPython?: string;
+  /** The folder `${workspaceFolder}` in qualm.functional.python stands for (as in VS Code's own settings). */
+  workspaceFolder?: string;
 }
 
-/** The `functional` section with the editor's interpreter where the user named none. */
+/** The `functional` section with the editor's interpreter where the user named none, and
+ * `${workspaceFolder}` in the one the user named replaced by the folder. */
 function withTestsPython(functional: unknown, defaults: EditorDefaults): unknown {
-  if (!defaults.testsPython || !functional || typeof functional !== "object") return functional;
+  if (!functional || typeof functional !== "object") return functional;
   const own = (functional as Record<string, unknown>).python;
-  return typeof own === "string" && own.trim() ? functional : { ...(functional as object), python: defaults.testsPython };
+  if (typeof own === "string" && own.trim()) {
+    const folder = defaults.workspaceFolder;
+    return folder && own.includes("${workspaceFolder}") ? { ...(functional as object), python: own.split("${workspaceFolder}").join(folder) } : functional;
+  }
+  return defaults.testsPython ? { ...(functional as object), python: defaults.testsPython } : functional;
 }
 
 /** The server's sections of the `qualm` configuration, as plain JSON (the server rejects unknown keys,

@@ -47,6 +47,7 @@ class Isolation:
         """The command line, working folder and environment that start the runner under ``python``;
         ``import_paths`` (the code's own folders, which its imports resolve against) are mounted
         read-only where they are."""
+        python = interpreter(python).path
         if self.bwrap is None:
             env = {**_BASE_ENV, "HOME": str(work / "home"), "TMPDIR": str(work)}
             return [python, "-I", str(runner)], str(work), env
@@ -56,7 +57,7 @@ class Isolation:
             cmd += ["--ro-bind-try", d, d]
         # An empty /tmp first: a Python installed under /tmp (a clone's venv) is mounted on top of it.
         cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-        mounts = _outermost([*interpreter(python).dirs, *import_paths])
+        mounts = _outermost([*interpreter(python).dirs, *import_paths])  # cached: asked once per interpreter
         # Parents that bubblewrap would create for the mounts (say /root for a pyenv Python)
         # must be traversable by the unprivileged test user, or imports fail inside.
         parents = sorted({str(p) for d in mounts for p in Path(d).parents if str(p) not in ("/", "/tmp") and not str(p).startswith(_SYSTEM_DIRS)})
@@ -91,7 +92,7 @@ _FACTS = (
 class Interpreter:
     """The Python that runs the tests: qualm's own, or the project's (``SandboxConfig.python``)."""
 
-    path: str
+    path: str  # absolute, as found on PATH or from the working folder (symlinks kept: a venv's python is one)
     version: tuple[int, int]
     dirs: tuple[str, ...]  # outside the system folders, which are mounted anyway
 
@@ -100,8 +101,13 @@ class Interpreter:
 def interpreter(python: str) -> Interpreter:
     """What the sandbox needs to know of ``python``; :class:`SandboxUnavailable` when it cannot run
     the tests (not found, does not start, older than 3.9)."""
+    # The sandbox starts it from another working folder and PATH: a name or a relative path is
+    # made absolute here.
+    located = os.path.abspath(python) if os.sep in python else shutil.which(python)
+    if located is None:
+        raise SandboxUnavailable(f"the Python that runs the tests ({python}) is not on the PATH")
     try:
-        proc = subprocess.run([python, "-I", "-c", _FACTS], capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
+        proc = subprocess.run([located, "-I", "-c", _FACTS], capture_output=True, timeout=30, stdin=subprocess.DEVNULL)
         facts = json.loads(proc.stdout.decode("utf-8", "replace").strip().splitlines()[-1]) if proc.returncode == 0 else None
     except (OSError, subprocess.TimeoutExpired, ValueError, IndexError) as exc:
         raise SandboxUnavailable(f"the Python that runs the tests ({python}) cannot be started: {exc}") from exc
@@ -111,10 +117,10 @@ def interpreter(python: str) -> Interpreter:
     version = (int(facts["version"][0]), int(facts["version"][1]))
     if version < MIN_PYTHON:
         raise SandboxUnavailable(f"the Python that runs the tests ({python}) is {version[0]}.{version[1]}; the sandbox needs 3.9 or newer")
-    exe = Path(python)
+    exe = Path(located)
     found = [*facts["dirs"], str(exe.parent), str(exe.resolve().parent.parent)]
     dirs = [d for d in found if isinstance(d, str) and d.startswith("/") and Path(d).exists() and not d.startswith(_SYSTEM_DIRS)]
-    return Interpreter(python, version, tuple(_outermost(dirs)))
+    return Interpreter(located, version, tuple(_outermost(dirs)))
 
 
 def _outermost(paths: Sequence[str]) -> list[str]:

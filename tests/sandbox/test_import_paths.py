@@ -107,3 +107,18 @@ def test_a_project_module_that_raises_as_it_is_imported_is_named_and_a_call_at_l
     assert own.message.startswith("the candidate failed to load: JSONDecodeError") and "while importing" not in own.message
     [name] = run_tests("from pkg.util import nope\n", ["assert True"], config).outcomes
     assert name.message == "the candidate failed to load: ImportError: cannot import name 'nope' from 'pkg.util' " f"({project / 'pkg' / 'util.py'})"
+
+
+def test_a_name_or_a_relative_path_is_made_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    # the sandbox starts the interpreter from its own working folder and PATH
+    found = interpreter("python3")
+    assert Path(found.path).is_absolute() and Path(found.path).name == "python3"
+    link = tmp_path / "bin" / "python"
+    link.parent.mkdir()
+    link.symlink_to(sys.executable)
+    monkeypatch.chdir(tmp_path)
+    relative = interpreter("bin/python")
+    assert relative.path == str(link)  # absolute, the link kept (a virtual environment's python is one)
+    assert run_tests("x = 1", ["assert x == 1"], SandboxConfig(timeout=5.0, python="bin/python")).passed == 1
+    with pytest.raises(SandboxUnavailable, match="not on the PATH"):
+        interpreter("qualm-no-such-python")

@@ -178,4 +178,10 @@ suite("the editor's interpreter for the tests", () => {
     assert.deepEqual(serverSettings(section).functional, { python: "", n_tests: 10 });
     assert.deepEqual(serverSettings(section, { testsPython: undefined }).functional, { python: "", n_tests: 10 });
   });
+
+  test("${workspaceFolder} in the user's own setting is the workspace folder", () => {
+    const own = { functional: { python: "${workspaceFolder}/.venv/bin/python" } };
+    assert.deepEqual(serverSettings(own, { workspaceFolder: "/home/u/proj", testsPython: "/other" }).functional, { python: "/home/u/proj/.venv/bin/python" });
+    assert.deepEqual(serverSettings(own).functional, { python: "${workspaceFolder}/.venv/bin/python" }); // no folder open: as written
+  });
 });
