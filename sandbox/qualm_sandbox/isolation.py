@@ -118,7 +118,13 @@ def interpreter(python: str) -> Interpreter:
     if version < MIN_PYTHON:
         raise SandboxUnavailable(f"the Python that runs the tests ({python}) is {version[0]}.{version[1]}; the sandbox needs 3.9 or newer")
     exe = Path(located)
-    found = [*facts["dirs"], str(exe.parent), str(exe.resolve().parent.parent)]
+    found = [*facts["dirs"], str(exe.resolve().parent.parent)]
+    hop = exe
+    for _ in range(40):  # every link on the way to the binary must resolve inside too
+        found.append(str(hop.parent))
+        if not hop.is_symlink():
+            break
+        hop = hop.parent / os.readlink(hop)
     dirs = [d for d in found if isinstance(d, str) and d.startswith("/") and Path(d).exists() and not d.startswith(_SYSTEM_DIRS)]
     return Interpreter(located, version, tuple(_outermost(dirs)))
 
