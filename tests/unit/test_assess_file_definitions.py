@@ -119,3 +119,15 @@ def test_the_solutions_runs_are_not_reused_from_another_project(tmp_path):
         assert a.solutions is not None and a.solutions.agreement == 0.0  # the solution answers as the code does, in its project
         answers.append([t.status for t in a.tests])
     assert answers == [["passed"], ["failed"]]
+
+
+def test_with_no_usable_test_the_docstrings_examples_still_run_and_an_import_missing_there_is_not_the_codes(tmp_path):
+    text = 'import qualm_no_such_package\n\n\ndef double(x):\n    """Double x.\n\n    >>> double(2)\n    4\n    """\n    return 2 * x\n'
+    plain = text.replace("import qualm_no_such_package\n", "import math\n")
+    backend = scripted(tmp_path, [])  # the model wrote no test at all
+    settings = Settings().with_overrides(algorithmic={"n_plans": 2, "plan_programs": 0}, functional={"n_solutions": 0})
+    ran = assess(backend, Document(name="d.py", text=plain), "double", settings, None)
+    assert ran.functional.raw is None and ran.examples is not None and ran.examples.failed == 0.0
+    blocked = assess(backend, Document(name="d.py", text=text), "double", settings, None)
+    assert blocked.examples is not None and blocked.examples.failed is None
+    assert "No module named 'qualm_no_such_package'" in blocked.examples.note

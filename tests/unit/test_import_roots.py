@@ -13,8 +13,6 @@ from qualm.engine.sandboxing import roots_for, sandbox_config, unimportable
 from qualm.lang import JAVASCRIPT, PYTHON, ImportRoots
 from qualm.lang.python.imports import import_roots
 from qualm.settings import Settings
-from qualm_sandbox import SandboxReport
-from qualm_sandbox import TestOutcome as Outcome  # not a test class
 
 
 def touch(path, text=""):
@@ -65,9 +63,8 @@ def test_the_sandbox_gets_the_settings_interpreter_and_the_files_roots(tmp_path)
     assert (default.python, default.import_paths, default.package) == ("", (), "")
 
 
-def report(*messages: str) -> SandboxReport:
-    outcomes = [Outcome(i, f"assert f({i}) == {i}", "error" if m else "passed", m) for i, m in enumerate(messages)]
-    return SandboxReport(outcomes, "bubblewrap", "", 0.1)
+def report(*messages: str) -> list[str]:
+    return list(messages)  # the runner's message per test ("" for one that passed)
 
 
 def test_a_module_not_found_where_the_tests_run_is_the_environments_doing():

@@ -261,16 +261,20 @@ def assess_function(
         config = sandbox_config(f, roots)
         result = functional_uncertainty(fn.program, parsed, config, should_stop=lambda: cancel.cancelled, function_name=fn.probe_name)
         _check(cancel)
-        if result.report is not None and (why := unimportable(result.report, config)) is not None:
+        blocked = unimportable([o.message for o in result.report.outcomes], config) if result.report is not None else None
+        if blocked is not None:
             # the code cannot load where its tests run: that says nothing of the code, so nothing
             # more runs and no test counts (the tests are still shown, with the error)
-            result = replace(result, uncertainty=None, note=f"unavailable: {why}", probes=None)
+            result = replace(result, uncertainty=None, note=f"unavailable: {blocked}", probes=None)
         func_raw, func_note, sandbox_note = result.uncertainty, result.note, result.sandbox
-        if fn.support_names and result.uncertainty is not None:
+        if fn.support_names and result.report is not None and blocked is None:
             func_note += f"; run with {_listed(fn.support_names)} from the file"
-        if language.docstring is not None and f.docstring_examples and method is None and result.uncertainty is not None:
+        if language.docstring is not None and f.docstring_examples and method is None and blocked is None:
             examples = check_examples(fn.program, language.docstring(fn.source, short_name), short_name, config, should_stop=lambda: cancel.cancelled)
             _check(cancel)
+            if (why := unimportable([o.message for o in examples.outcomes], config)) is not None:
+                # no test of the model's ran to say so first: the examples cannot load either
+                examples = replace(examples, failed=None, note=f"unavailable: {why}")
             if examples.outcomes:
                 func_note += f"; {examples.note}"
         if result.report is not None:
@@ -299,7 +303,7 @@ def assess_function(
             plan_program_seconds = time.perf_counter() - t1
             if programs.agreement is not None:
                 algo_note += "; " + programs.answers_as("the plans' programs")
-        if result.uncertainty is not None and scored_trace is not None and language.parses is not None:
+        if result.report is not None and blocked is None and scored_trace is not None and language.parses is not None:
             progress("functional", "running the tests on the model's likelier tokens at the code's least likely places")
             outcomes = result.report.outcomes
             swapped = check_swaps(

@@ -4,10 +4,10 @@ file's import roots, and whether the code can be loaded there at all."""
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from qualm_sandbox import SandboxConfig, SandboxReport
+from qualm_sandbox import SandboxConfig
 
 from ..lang import ImportRoots, Language
 from ..settings import FunctionalSettings
@@ -34,13 +34,14 @@ def sandbox_config(f: FunctionalSettings, roots: ImportRoots | None = None) -> S
     )
 
 
-def unimportable(report: SandboxReport, config: SandboxConfig) -> str | None:
-    """Why the code cannot load where its tests run, when its imports are the reason: a module they
-    name is not found there, a relative import has no package, or a module of the project raised as
-    it was imported (it reads a file or a variable the sandbox does not have). That says nothing of
-    the code, so its tests must not count. None when the code loads, or fails to load for a reason
-    of its own, in its own text (a NameError, an import of a name a module lacks)."""
-    error = next((o.message[len(_LOAD) :] for o in report.outcomes if o.message.startswith(_LOAD)), None)
+def unimportable(messages: Iterable[str], config: SandboxConfig) -> str | None:
+    """Why the code cannot load where its tests run (``messages``: the runner's, one a test), when
+    its imports are the reason: a module they name is not found there, a relative import has no
+    package, or a module of the project raised as it was imported (it reads a file or a variable
+    the sandbox does not have). That says nothing of the code, so its tests must not count. None
+    when the code loads, or fails to load for a reason of its own, in its own text (a NameError, an
+    import of a name a module lacks)."""
+    error = next((m[len(_LOAD) :] for m in messages if m.startswith(_LOAD)), None)
     if error is None:
         return None
     if error.startswith("ModuleNotFoundError"):
