@@ -263,5 +263,7 @@ def test_a_saved_file_imports_its_projects_modules_in_the_tests_and_an_unsaved_o
         assert [x["status"] for x in a["tests"]] == ["passed", "failed"] and a["functional"]["raw"] == pytest.approx(0.5)
         b = plain(await s.command("qualm.assessFunction", unsaved, "clamp_all"))["assessment"]
         assert b["functional"]["raw"] is None and "No module named 'helpers'" in b["functional"]["note"] and "no saved file" in b["functional"]["note"]
+        hover = await s.hover(3, 5, uri=unsaved)  # on `def clamp_all`: the assessment, and why its tests did not count
+        assert hover is not None and "No module named 'helpers'" in hover.contents.value
 
     run(scenario)
