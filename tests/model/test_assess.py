@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -223,20 +224,26 @@ def test_an_axis_with_weight_zero_is_not_computed(backend, small):
 
 
 def test_cli_assess_json(tmp_path):
-    # the file imports a module of its own folder: its tests load it (README, "Assessing a function")
+    # the file imports a module of its own folder and a package installed only in the activated
+    # virtual environment: its tests load both (README, "Assessing a function")
     (tmp_path / "helpers.py").write_text("TWO = 2\n")
-    tmp_path.chmod(0o755)  # as root the tests run as nobody
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True)
+    [site] = venv.glob("lib/python*/site-packages")
+    (site / "projlib.py").write_text("ONE = 1\n")
+    for folder in (tmp_path, *[p for p in tmp_path.rglob("*") if p.is_dir()]):
+        folder.chmod(0o755)  # as root the tests run as nobody
     f = tmp_path / "m.py"
-    f.write_text("import math\nfrom helpers import TWO\n\n\n" + CORRECT)
+    f.write_text("import math\nfrom helpers import TWO\nimport projlib\n\n\n" + CORRECT)
     proc = subprocess.run(
         [sys.executable, "-m", "qualm", "assess", f"{f}::add", "--json", "--plans", "2", "--tests", "3"],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True, text=True, timeout=600, env={**os.environ, "VIRTUAL_ENV": str(venv)},
     )
     assert proc.returncode == 0, proc.stderr
     [a] = json.loads(proc.stdout)
     assert a["function"] == "add"
     assert set(a) >= {"lexical", "algorithmic", "functional", "ensemble", "plans", "tests", "calibration_note", "seconds"}
-    assert a["problem"].startswith("import math\nfrom helpers import TWO\n")
+    assert a["problem"].startswith("import math\nfrom helpers import TWO\nimport projlib\n")
     assert a["tests"] and not any("failed to load" in t["message"] for t in a["tests"])
     assert a["functional"]["available"]
     assert f.read_text().endswith("return a + b\n")

@@ -79,3 +79,15 @@ def test_ensemble_weights_by_axis_name_and_in_the_older_list_form():
     assert named.as_dict() == {"lexical": 0.2, "algorithmic": 0.0, "functional": 0.4}
     # a partial mapping changes only the axes it names
     assert Settings.from_mapping({"ensemble": {"weights": {"algorithmic": 0}}}).ensemble.weights == AxisWeights(0.2, 0.0, 0.4)
+
+
+def test_on_the_command_line_the_tests_run_with_the_activated_virtual_environment(tmp_path):
+    from qualm.cli.common import tests_python
+
+    python = tmp_path / "venv" / "bin" / "python"
+    python.parent.mkdir(parents=True)
+    python.write_text("")
+    assert tests_python("", {"VIRTUAL_ENV": str(tmp_path / "venv")}) == str(python)
+    assert tests_python("/mine/python", {"VIRTUAL_ENV": str(tmp_path / "venv")}) == "/mine/python"  # the settings file wins
+    assert tests_python("", {}) == ""  # qualm's own
+    assert tests_python("", {"VIRTUAL_ENV": str(tmp_path / "gone")}) == ""

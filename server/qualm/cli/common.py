@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,25 @@ class ModelFlags:
     endpoint: str | None = None
 
     def settings(self, **generation: Any) -> Settings:
-        """The user's settings file, then these flags (and a command's generation flags) on top."""
+        """The user's settings file, then these flags (and a command's generation flags) on top; the
+        tests of the user's code run with the active virtual environment's Python where the file
+        names none (``tests_python``)."""
         chosen = {"path": self.model, "backend": self.backend, "n_gpu_layers": self.n_gpu_layers, "n_threads": self.threads, "endpoint": self.endpoint}
         model_section = {k: v for k, v in chosen.items() if v is not None}
-        return load_user_settings().with_overrides(model=model_section, generation={k: v for k, v in generation.items() if v is not None})
+        settings = load_user_settings().with_overrides(model=model_section, generation={k: v for k, v in generation.items() if v is not None})
+        python = tests_python(settings.functional.python, os.environ)
+        return settings.with_overrides(functional={"python": python}) if python != settings.functional.python else settings
+
+
+def tests_python(configured: str, environ: Mapping[str, str]) -> str:
+    """The Python for the tests of the user's code on the command line: the configured one, else the
+    activated virtual environment's (``VIRTUAL_ENV``, as the shell that runs qualm has it: its
+    packages are the project's), else "" (qualm's own)."""
+    if configured:
+        return configured
+    venv = environ.get("VIRTUAL_ENV", "")
+    python = Path(venv) / "bin" / "python" if venv else None
+    return str(python) if python is not None and python.exists() else ""
 
 
 # The command-line face of ModelFlags, in its field order (typer reads parameters, not dataclasses).
