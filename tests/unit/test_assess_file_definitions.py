@@ -10,6 +10,7 @@ import json
 import pytest
 
 from qualm.engine import Document, SampleCache, assess, roots_for
+from qualm.ensemble import SHIPPED_DIR, Calibration
 from qualm.lang import PYTHON
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.settings import Settings
@@ -90,6 +91,13 @@ def test_an_import_missing_where_the_tests_run_makes_the_functional_axis_unavail
     assert a.functional.raw is None and a.functional.note.startswith("unavailable: its imports fail where the tests run")
     assert "qualm.functional.python" in a.functional.note
     assert a.solutions is None and a.plan_programs is None and a.swaps is None and a.examples is None
+    # with the shipped calibration the chance comes from the fit for functions without a test
+    # result (the scripted model's scores are not the real model's: only where it came from is checked)
+    shipped = Calibration.load(SHIPPED_DIR / "qwen2.5-coder-0.5b-instruct-q4_k_m.json")
+    c = assess(backend, Document(name=str(path), text=text), "clamp_all", settings, shipped, roots=roots_for(PYTHON, path))
+    assert c.chance_of_passing is not None
+    assert "fit of pass/fail on lexical.all.blended_surprisal over" in c.chance_note  # the lexical fit
+    assert "no test counted: the code's imports fail where its tests run" in c.chance_note
 
 
 def test_the_solutions_runs_are_not_reused_from_another_project(tmp_path):

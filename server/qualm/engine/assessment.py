@@ -250,6 +250,7 @@ def assess_function(
     plan_program_seconds = 0.0
     swapped: SwapResult | None = None
     examples: ExamplesResult | None = None
+    blocked: str | None = None  # why the code cannot load where its tests run (sandboxing.unimportable)
     if weights["functional"] <= 0:
         func_raw, func_note = None, OFF_NOTE
     elif not want_func:
@@ -331,6 +332,8 @@ def assess_function(
         examples.failed if examples is not None else None,
     )
     chance, chance_note = _chance(calibration, signals, backend.info.name)
+    if chance is not None and blocked is not None:
+        chance_note += "; no test counted: the code's imports fail where its tests run (the functional axis says which)"
     if chance is not None and method is not None:
         # fitted on module-level functions; a method's tests are harder for a small model to write
         chance_note += "; fitted on functions, not methods: for a method, read its tests"
