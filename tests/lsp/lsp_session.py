@@ -78,7 +78,7 @@ class Session:
                 self.progress.append(params.value)
                 self.progress_tokens.append(params.token)
 
-    async def start(self, options: dict | None = None, wait_ready: bool = True) -> None:
+    async def start(self, options: dict | None = None, wait_ready: bool = True, workspace_folders: list[str] | None = None) -> None:
         await self.client.start_io(sys.executable, "-m", "qualm", "serve", "--stdio")  # as VS Code starts it
         # pygls's client pipes the server's stderr and never reads it; a full pipe would block the
         # server's logging (as an editor's output channel would not), so drain it here.
@@ -88,7 +88,10 @@ class Session:
             window=t.WindowClientCapabilities(work_done_progress=True),
             workspace=t.WorkspaceClientCapabilities(code_lens=t.CodeLensWorkspaceClientCapabilities(refresh_support=True)),
         )
-        self.init = await self.client.initialize_async(t.InitializeParams(capabilities=caps, initialization_options={"qualm": options or SMALL}))
+        folders = [t.WorkspaceFolder(uri=uri, name=uri.rsplit("/", 1)[-1]) for uri in workspace_folders or []]
+        self.init = await self.client.initialize_async(
+            t.InitializeParams(capabilities=caps, initialization_options={"qualm": options or SMALL}, workspace_folders=folders or None),
+        )
         self.client.initialized(t.InitializedParams())
         if wait_ready:
             await self.wait_for(lambda: any(s["state"] == "ready" for s in self.statuses), "the model to load")

@@ -267,3 +267,26 @@ def test_a_saved_file_imports_its_projects_modules_in_the_tests_and_an_unsaved_o
         assert hover is not None and "No module named 'helpers'" in hover.contents.value
 
     run(scenario)
+
+
+def test_a_script_in_a_subfolder_imports_a_module_at_the_workspace_folders_root(tmp_path):
+    # scripts/tool.py does `from lib import clamp`, and lib.py is at the workspace's root: found
+    # only through the workspace folder the client named
+    workspace = tmp_path / "proj"
+    (workspace / "scripts").mkdir(parents=True)
+    for folder in (tmp_path, workspace, workspace / "scripts"):
+        folder.chmod(0o755)  # as root the tests run as nobody
+    (workspace / "lib.py").write_text("def clamp(v, low, high):\n    return max(low, min(high, v))\n")
+    text = 'from lib import clamp\n\n\ndef clamp_all(values, low, high):\n    """Clamp every value."""\n    return [clamp(v, low, high) for v in values]\n'
+    (workspace / "scripts" / "tool.py").write_text(text)
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({**SCRIPT, "tests": json.dumps(["assert clamp_all([5, -1], 0, 3) == [3, 0]"])}))
+    uri = (workspace / "scripts" / "tool.py").as_uri()
+
+    async def scenario(s: Session):
+        await s.start(options(script, functional={"n_tests": 1, "n_solutions": 0}, algorithmic={"n_plans": 2, "plan_programs": 0}), workspace_folders=[workspace.as_uri()])
+        s.open(text, uri)
+        a = plain(await s.command("qualm.assessFunction", uri, "clamp_all"))["assessment"]
+        assert [x["status"] for x in a["tests"]] == ["passed"], a["tests"]
+
+    run(scenario)
