@@ -139,3 +139,32 @@ def test_with_no_usable_test_the_docstrings_examples_still_run_and_an_import_mis
     blocked = assess(backend, Document(name="d.py", text=text), "double", settings, None)
     assert blocked.examples is not None and blocked.examples.failed is None
     assert "No module named 'qualm_no_such_package'" in blocked.examples.note
+
+
+def test_a_helper_edited_between_two_assessments_is_run_again(tmp_path):
+    # the code does its own clamping; the model's solution calls the project's helper, which the
+    # user then breaks: the second assessment must run the solution again, not reuse its answers
+    project = tmp_path / "project"
+    project.mkdir()
+    for folder in (tmp_path, project):
+        folder.chmod(0o755)
+    helpers = project / "helpers.py"
+    helpers.write_text("def clamp(v, low, high):\n    return max(low, min(high, v))\n")
+    text = CLAMP_ALL.replace("return [clamp(v, low, high) for v in values]", "return [max(low, min(high, v)) for v in values]")
+    (project / "tools.py").write_text(text)
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({
+        "name": "scripted", "completions": ["    return [clamp(v, low, high) for v in values]\n"],
+        "plans": ["1. Clamp each value.\n2. Return them."], "tests": json.dumps(["assert clamp_all([5, -1], 0, 3) == [3, 0]"]),
+    }))
+    backend = ScriptedBackend(script)
+    settings = Settings().with_overrides(algorithmic={"n_plans": 2, "plan_programs": 0}, functional={"n_solutions": 1, "fuzz_inputs": 0, "swap_positions": 0})
+    samples = SampleCache()
+    document = Document(name=str(project / "tools.py"), text=text)
+    roots = roots_for(PYTHON, project / "tools.py")
+    before = assess(backend, document, "clamp_all", settings, None, samples=samples, roots=roots)
+    helpers.write_text("def clamp(v, low, high):\n    return v\n")
+    after = assess(backend, document, "clamp_all", settings, None, samples=samples, roots=roots)
+    assert before.solutions is not None and after.solutions is not None
+    assert (before.solutions.agreement, after.solutions.agreement) == (0.0, 1.0)
+    assert after.extra["reused_samples"] > 0  # the model's answers were reused; only their runs were not

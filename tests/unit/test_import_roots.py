@@ -103,3 +103,17 @@ def test_as_root_a_folder_nobody_can_read_is_named(tmp_path):
     hidden.mkdir(mode=0o700)
     why = unimportable(report("the candidate failed to load: ModuleNotFoundError: No module named 'helpers'"), sandbox_config(Settings().functional, ImportRoots((str(hidden),), "")))
     assert why is not None and f"cannot read {hidden}" in why
+
+
+def test_a_program_that_imports_the_projects_modules_is_known(tmp_path):
+    from qualm.engine.sandboxing import imports_from_project
+
+    touch(tmp_path / "helpers.py")
+    touch(tmp_path / "pkg" / "__init__.py")
+    roots = [str(tmp_path)]
+    assert imports_from_project("from helpers import clamp\n", roots)
+    assert imports_from_project("import pkg.sub as s\n", roots)
+    assert imports_from_project("def f():\n    from .util import g\n", roots)  # relative, anywhere
+    assert not imports_from_project("import math\nfrom collections import deque\n", roots)
+    assert not imports_from_project("from helpers import clamp\n", [])  # no file: nothing of a project
+    assert imports_from_project("def broken(:\n", roots)  # cannot tell: assume it does

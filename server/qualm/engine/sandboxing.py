@@ -3,6 +3,7 @@ file's import roots, and whether the code can be loaded there at all."""
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -76,3 +77,24 @@ def _unreadable_to_tests(folders: Sequence[str]) -> list[str]:
         except OSError:
             continue
     return found
+
+
+def imports_from_project(program: str, folders: Sequence[str]) -> bool:
+    """Whether ``program`` imports a module of the project: relatively, or by a name found in one
+    of ``folders`` (a ``.py`` file or a package there). Its runs then depend on files the user may
+    edit, so they are not kept between assessments. True for a program that does not parse."""
+    if not folders:
+        return False
+    try:
+        tree = ast.parse(program)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return True
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                return True
+            names.add((node.module or "").split(".")[0])
+        elif isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+    return any((Path(f) / f"{n}.py").is_file() or (Path(f) / n).is_dir() for f in folders for n in names if n)

@@ -26,6 +26,7 @@ from ..settings import Settings, default_threads
 from ..signals.agreement import ProbeReport, agreement, run_probes, weighted_functional
 from ..signals.differential import call_arguments, differential, mutated_calls
 from .samples import Job, SampleCache, decode_with_cache
+from .sandboxing import imports_from_project
 
 Progress = Callable[[str, str], None]
 SOLUTION_SEED = 2000  # added to the generation seed: apart from the plans' and the tests' seeds
@@ -140,13 +141,16 @@ def check_against_solutions(
         return run_probes(text, statements, function_name, limits, should_stop=cancel.or_after(seconds))
 
     def run(text: str, statements: list[str] = tests, kind: str = "solution-probes", budget: float | None = None, limits: SandboxConfig = config) -> ProbeReport:
-        # where it ran is part of what it did: the interpreter and the file's import roots
+        # where it ran is part of what it did: the interpreter and the file's import roots; a
+        # program that imports the project's own modules is run again each time (they may have been
+        # edited since)
         key = (kind, backend.info.identity.digest, function_name, text, tuple(statements), limits.interpreter, limits.import_paths, limits.package)
-        if samples is not None and (hit := samples.get_value(key)) is not None:
+        keep = samples is not None and not imports_from_project(text, limits.import_paths)
+        if keep and (hit := samples.get_value(key)) is not None:
             return hit
         # A solution gets twice the per-test limit in all: one that loops is not worth the wait.
         report = probe_within(text, statements, limits, 2 * config.timeout if budget is None else budget)
-        if samples is not None and not cancel.cancelled:
+        if keep and not cancel.cancelled:
             samples.put_value(key, report)
         return report
 
