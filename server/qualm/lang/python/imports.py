@@ -15,7 +15,7 @@ from ..base import ImportRoots
 
 
 def import_roots(path: Path, workspace: Sequence[Path] = ()) -> ImportRoots:
-    """The folders ``path``'s imports resolve against, most specific first: the folder above its
+    """The folders ``path``'s imports resolve against, in the order they are searched: the folder above its
     outermost package (where ``pkg.sub.mod`` is found, as with ``python -m``), its own folder (a
     script's siblings, as with ``python file.py``) and the workspace folders that hold it (a
     project's top-level modules); and its package, where its relative imports resolve. A file
