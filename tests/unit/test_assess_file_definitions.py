@@ -100,6 +100,17 @@ def test_an_import_missing_where_the_tests_run_makes_the_functional_axis_unavail
     assert "no test counted: the code's imports fail where its tests run" in c.chance_note
 
 
+def solution_calls_the_helper(tmp_path) -> tuple[ScriptedBackend, Settings]:
+    """A scripted model whose one solution calls the project's ``clamp``, and one test."""
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({
+        "name": "scripted", "completions": ["    return [clamp(v, low, high) for v in values]\n"],
+        "plans": ["1. Clamp each value.\n2. Return them."], "tests": json.dumps(["assert clamp_all([5, -1], 0, 3) == [3, 0]"]),
+    }))
+    settings = Settings().with_overrides(algorithmic={"n_plans": 2, "plan_programs": 0}, functional={"n_solutions": 1, "fuzz_inputs": 0, "swap_positions": 0})
+    return ScriptedBackend(script), settings
+
+
 def test_the_solutions_runs_are_not_reused_from_another_project(tmp_path):
     # the same function and the same model answers in two projects whose helpers differ: the
     # model's solution (which calls the helper) answers differently in each, and a run kept from one
@@ -113,13 +124,7 @@ def test_the_solutions_runs_are_not_reused_from_another_project(tmp_path):
         folder.chmod(0o755)
         projects.append(folder)
     tmp_path.chmod(0o755)
-    script = tmp_path / "s.json"
-    script.write_text(json.dumps({
-        "name": "scripted", "completions": ["    return [clamp(v, low, high) for v in values]\n"],
-        "plans": ["1. Clamp each value.\n2. Return them."], "tests": json.dumps(["assert clamp_all([5, -1], 0, 3) == [3, 0]"]),
-    }))
-    backend = ScriptedBackend(script)
-    settings = Settings().with_overrides(algorithmic={"n_plans": 2, "plan_programs": 0}, functional={"n_solutions": 1, "fuzz_inputs": 0, "swap_positions": 0})
+    backend, settings = solution_calls_the_helper(tmp_path)
     samples = SampleCache()
     answers = []
     for folder in projects:
@@ -152,13 +157,7 @@ def test_a_helper_edited_between_two_assessments_is_run_again(tmp_path):
     helpers.write_text("def clamp(v, low, high):\n    return max(low, min(high, v))\n")
     text = CLAMP_ALL.replace("return [clamp(v, low, high) for v in values]", "return [max(low, min(high, v)) for v in values]")
     (project / "tools.py").write_text(text)
-    script = tmp_path / "s.json"
-    script.write_text(json.dumps({
-        "name": "scripted", "completions": ["    return [clamp(v, low, high) for v in values]\n"],
-        "plans": ["1. Clamp each value.\n2. Return them."], "tests": json.dumps(["assert clamp_all([5, -1], 0, 3) == [3, 0]"]),
-    }))
-    backend = ScriptedBackend(script)
-    settings = Settings().with_overrides(algorithmic={"n_plans": 2, "plan_programs": 0}, functional={"n_solutions": 1, "fuzz_inputs": 0, "swap_positions": 0})
+    backend, settings = solution_calls_the_helper(tmp_path)
     samples = SampleCache()
     document = Document(name=str(project / "tools.py"), text=text)
     roots = roots_for(PYTHON, project / "tools.py")
