@@ -47,7 +47,8 @@ class Isolation:
         """The command line, working folder and environment that start the runner under ``python``;
         ``import_paths`` (the code's own folders, which its imports resolve against) are mounted
         read-only where they are."""
-        python = interpreter(python).path
+        found = interpreter(python)  # cached: asked once per interpreter
+        python = found.path
         if self.bwrap is None:
             env = {**_BASE_ENV, "HOME": str(work / "home"), "TMPDIR": str(work)}
             return [python, "-I", str(runner)], str(work), env
@@ -57,7 +58,7 @@ class Isolation:
             cmd += ["--ro-bind-try", d, d]
         # An empty /tmp first: a Python installed under /tmp (a clone's venv) is mounted on top of it.
         cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
-        mounts = _outermost([*interpreter(python).dirs, *import_paths])  # cached: asked once per interpreter
+        mounts = _outermost([*found.dirs, *import_paths])
         # Parents that bubblewrap would create for the mounts (say /root for a pyenv Python)
         # must be traversable by the unprivileged test user, or imports fail inside.
         parents = sorted({str(p) for d in mounts for p in Path(d).parents if str(p) not in ("/", "/tmp") and not str(p).startswith(_SYSTEM_DIRS)})
