@@ -93,7 +93,7 @@ export class QualmClient implements vscode.Disposable {
     const choice = await chooseInterpreter(
       await candidates({
         setting: config.get<string>("python", ""),
-        pythonExtension: async () => pythonExtensionInterpreter(await pythonExtensionApi((id) => vscode.extensions.getExtension(id)), scope),
+        pythonExtension: () => this.selectedInterpreter(),
         setupInterpreters: () => setupInterpreters(this.context.extensionPath),
       }),
       (p) => probeInterpreter(p),
@@ -257,15 +257,14 @@ export class QualmClient implements vscode.Disposable {
     return { testsPython: this.testsPython, workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath };
   }
 
+  /** The interpreter selected in the Python extension for the server's scope (undefined without it). */
+  private async selectedInterpreter(): Promise<string | undefined> {
+    return pythonExtensionInterpreter(await pythonExtensionApi((id) => vscode.extensions.getExtension(id)), this.scope());
+  }
+
   /** The interpreter for the tests of the user's code (testsInterpreter), logged with the reason. */
   private async findTestsPython(): Promise<void> {
-    let fromExtension: string | undefined;
-    try {
-      fromExtension = await pythonExtensionInterpreter(await pythonExtensionApi((id) => vscode.extensions.getExtension(id)), this.scope());
-    } catch {
-      fromExtension = undefined;
-    }
-    const found = await testsInterpreter(fromExtension);
+    const found = await testsInterpreter(await this.selectedInterpreter().catch(() => undefined));
     this.testsPython = found.path;
     const own = vscode.workspace.getConfiguration("qualm", this.scope()).get<string>("functional.python", "").trim();
     this.log.info(own ? `the tests of your code run with qualm.functional.python (${own})` : found.why);
