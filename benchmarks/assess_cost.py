@@ -69,12 +69,15 @@ def main() -> None:
         again.append(b.seconds)
         ratio.append((t_gen + a.seconds) / t_gen)
         plans = [pl.tokens for pl in a.plans] or [0]
+        solution_tokens = sum(x.tokens for r in (a.solutions, a.plan_programs) if r is not None for x in r.solutions)
         print(
             f"{tid}: greedy generation with entropies (lexical only) {t_gen:.1f} s, {len(trace.tokens)} tokens | "
             f"assess {a.seconds:.1f} s: lexical (teacher-forced body) {a.lexical.seconds:.1f} s, algorithmic {a.algorithmic.seconds:.1f} s, "
             f"functional {a.functional.seconds:.1f} s (sampling {a.extra['sampling_seconds']:.1f} s for {a.extra['sampled_tokens']} tokens; "
-            f"plans {sum(plans)} tokens, longest {max(plans)}; the model's {f_set.n_solutions} solutions, decoded and run, {a.solutions.seconds if a.solutions else 0.0:.1f} s of it"
-            + (f"; the plans' programs, decoded and run, {a.plan_programs.seconds:.1f} s, counted in algorithmic" if a.plan_programs else "")
+            f"plans {sum(plans)} tokens, longest {max(plans)}; the model's {f_set.n_solutions} solutions and {a_set.plan_programs} plans' programs decoded in one batch, "
+            f"{a.extra['solutions_batch_seconds']:.1f} s for {solution_tokens} tokens (the programs' share counted in algorithmic); "
+            f"the solutions run {a.solutions.seconds if a.solutions else 0.0:.1f} s"
+            + (f", the programs run {a.plan_programs.seconds:.1f} s" if a.plan_programs else "")
             + ") | "
             f"again after an edit {b.seconds:.1f} s | "
             f"generation + assessment = {(t_gen + a.seconds) / t_gen:.1f}x the lexical-only time",

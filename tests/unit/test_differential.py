@@ -5,7 +5,7 @@ hand-computed values."""
 from __future__ import annotations
 
 from qualm.signals.agreement import ProbeOutcome, run_probes
-from qualm.signals.differential import call_arguments, differential, mutated_calls, mutations
+from qualm.signals.differential import answered, call_arguments, differential, mutated_calls, mutations, spread
 
 RIGHT = "def close(xs, t):\n    return any(abs(a - b) < t for i, a in enumerate(xs) for b in xs[i + 1:])\n"
 WRONG = RIGHT.replace("< t", "<= t")  # the boundary slip the model's two tests do not catch
@@ -81,3 +81,18 @@ def test_only_inputs_most_solutions_agree_on_count():
     stopped = [[_o(i, None, "error") for i in range(4)]] * 2
     assert differential(calls, code, [solutions[0], *stopped]).decided == 0
     assert differential([], [], []).uncertainty is None and "no literal inputs" in differential([], [], []).note
+
+
+def test_the_solutions_are_asked_only_the_calls_the_code_answered():
+    # the code gave no answer to f(1) (a timeout): only f(0) and f(2) are asked of the solutions,
+    # and their answers are placed back among the four calls
+    code = [_o(0, "1"), _o(1, None, "timeout"), _o(2, "3"), _o(3, None, "error")]
+    asked = answered(code)
+    assert asked == [0, 2]
+    theirs = [_o(0, "1"), _o(2, "4")]
+    placed = spread(theirs, asked, 4)
+    assert placed == [theirs[0], None, theirs[1], None]
+    # a call not asked does not vote; the decided calls and the difference are those of asking all
+    d = differential(["f(0)", "f(1)", "f(2)", "f(3)"], code, [placed, placed])
+    assert (d.inputs, d.decided, d.uncertainty) == (4, 2, 0.5)
+    assert d.differences == [("f(2)", "3", "4")]

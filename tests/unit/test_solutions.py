@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import time
 
+from qualm.engine.samples import SampleCache
 from qualm.engine.solutions import check_against_solutions, sandbox_workers, solution_jobs
 from qualm.lang import PYTHON
 from qualm.model.scripted_backend import ScriptedBackend
@@ -91,3 +92,23 @@ def test_solution_checks_run_one_sandboxed_program_per_core_but_never_fewer_than
     assert sandbox_workers(13, 2) == 2  # two cores: the pool as it was
     assert sandbox_workers(13, 1) == 2  # one core still overlaps a run that waits on its limit
     assert sandbox_workers(1, 16) == 2
+
+
+def test_the_solutions_are_not_asked_a_varied_call_the_code_did_not_answer(tmp_path):
+    # the code loops on add(10, ...); that call has nothing to compare the solutions' answers with,
+    # so no solution is run on it (on a CPU, a call that loops costs its limit in every program)
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"name": "asked", "completions": ["    return a + b\n"], "plans": ["1. Add."], "tests": "[]"}))
+    tests = ["assert add(5, 2) == 7", "assert add(7, 1) == 8"]
+    settings = Settings().with_overrides(functional={"n_solutions": 2})
+    config = SandboxConfig(timeout=1.0)
+    program = "def add(a, b):\n    while a == 10:\n        pass\n    return a + b\n"
+    candidate = run_probes(program, tests, "add", config)
+    calls = mutated_calls(call_arguments(tests, "add"), "add", 32, settings.generation.seed)
+    assert "add(10, 2)" in calls
+    samples = SampleCache()
+    result = check_against_solutions(ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config, samples, program=program)
+    asked = [key[4] for key in samples.value_keys() if key[0] == "solution-varied"]
+    assert len(asked) == 1  # both solutions are the same text: one run, kept
+    assert "add(10, 2)" not in asked[0] and len(asked[0]) == len(calls) - 1
+    assert f"on 0 of {len(calls) - 1} varied inputs" in result.differential_note  # the others still compared

@@ -31,7 +31,7 @@ from .plan_programs import checked_programs, programs_among, solutions_of
 from .samples import Job, SampleCache, decode_with_cache
 from .sandboxing import sandbox_config, unimportable
 from .scoring import score_function
-from .solutions import SolutionsResult, check_against_solutions
+from .solutions import SolutionsResult, check_against_solutions, decode_together
 from .swaps import check_swaps
 
 Progress = Callable[[str, str], None]  # (axis or stage, message)
@@ -248,6 +248,8 @@ def assess_function(
     solved: SolutionsResult | None = None
     programs: SolutionsResult | None = None
     plan_program_seconds = 0.0
+    decoded_solutions = decoded_programs = None
+    second_batch_seconds = 0.0
     swapped: SwapResult | None = None
     examples: ExamplesResult | None = None
     blocked: str | None = None  # why the code cannot load where its tests run (sandboxing.unimportable)
@@ -281,27 +283,38 @@ def assess_function(
         if result.report is not None:
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
         plan_texts = [t.text for t in plan_traces]
-        if result.probes is not None and f.n_solutions > 0:
-            solution_jobs = solutions_of(problem, plan_texts, settings, language)
+        solution_jobs = solutions_of(problem, plan_texts, settings, language) if f.n_solutions > 0 else []
+        # the algorithmic axis's plans as programs: does the code behave like them? Those written as
+        # the solutions (functional.solutions_from_plans) are decoded once.
+        program_jobs = checked_programs(problem, plan_texts, settings, language, programs_among(solution_jobs))
+        if result.probes is not None and (solution_jobs or program_jobs):
+            t1 = time.perf_counter()
+            what = " and ".join(x for x in (f"{len(solution_jobs)} solutions" if solution_jobs else "", f"{len(program_jobs)} programs of the plans" if program_jobs else "") if x)
+            progress("functional", f"writing {what}")
+            # one batch for both (solutions.decode_together)
+            decoded_solutions, decoded_programs = decode_together([solution_jobs, program_jobs], backend, samples, cancel, progress, "solutions and programs")
+            _check(cancel)
+            fresh_tokens = [sum(len(t.tokens) for t, r in zip(*d) if not r) for d in (decoded_solutions, decoded_programs)]
+            program_share = fresh_tokens[1] / max(1, sum(fresh_tokens)) if program_jobs and not programs_among(solution_jobs) else 0.0
+            second_batch_seconds = time.perf_counter() - t1
+            plan_program_seconds = second_batch_seconds * program_share  # the batch's time split by fresh tokens
+        if result.probes is not None and solution_jobs:
             solved = check_against_solutions(
                 backend, problem, fn.probe_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program,
-                jobs=solution_jobs, program_of=language.program_of_answer(fn),
+                jobs=solution_jobs, program_of=language.program_of_answer(fn), decoded=decoded_solutions,
             )
             solved = replace(solved, from_plans=programs_among(solution_jobs) if solved.solutions else 0)
             _check(cancel)
             if solved.weighted is not None:
                 func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"
-        # the algorithmic axis's plans as programs: does the code behave like them? Those written as
-        # the solutions (functional.solutions_from_plans) and their runs come back from ``samples``.
-        program_jobs = checked_programs(problem, plan_texts, settings, language, solved.from_plans if solved is not None else 0)
         if result.probes is not None and program_jobs:
             t1 = time.perf_counter()
             programs = check_against_solutions(
                 backend, problem, fn.probe_name, result.probes, settings, language, config, samples, cancel, progress,
-                jobs=program_jobs, label="programs of the plans", program_of=language.program_of_answer(fn),
+                jobs=program_jobs, label="programs of the plans", program_of=language.program_of_answer(fn), decoded=decoded_programs,
             )
             _check(cancel)
-            plan_program_seconds = time.perf_counter() - t1
+            plan_program_seconds += time.perf_counter() - t1
             if programs.agreement is not None:
                 algo_note += "; " + programs.answers_as("the plans' programs")
         if result.report is not None and blocked is None and scored_trace is not None and language.parses is not None:
@@ -372,7 +385,10 @@ def assess_function(
         sandbox=sandbox_note,
         seconds=time.perf_counter() - t_start,
         seed=seed,
-        extra={"signals": signals, "sampling_seconds": sampling_seconds, "sampled_tokens": sum(len(t.tokens) for t in traces), "reused_samples": sum(reused)},
+        extra={
+            "signals": signals, "sampling_seconds": sampling_seconds, "sampled_tokens": sum(len(t.tokens) for t in traces), "reused_samples": sum(reused),
+            "solutions_batch_seconds": second_batch_seconds,  # the solutions and the plans' programs, decoded together
+        },
         solutions=solved,
         swaps=swapped,
         plan_programs=programs,

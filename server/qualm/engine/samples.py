@@ -74,6 +74,11 @@ class SampleCache:
             while len(self._values) > self._max:
                 self._values.popitem(last=False)
 
+    def value_keys(self) -> list[Hashable]:
+        """The keys of the kept values, oldest first (what was run, for a test or a benchmark)."""
+        with self._lock:
+            return list(self._values)
+
     def clear(self) -> None:
         with self._lock:
             self._entries.clear()

@@ -23,8 +23,9 @@ from .. import prompts
 from ..lang import Language
 from ..model import CancelToken, GenerationOptions, ModelBackend
 from ..settings import Settings, default_threads
-from ..signals.agreement import ProbeReport, agreement, run_probes, weighted_functional
-from ..signals.differential import call_arguments, differential, mutated_calls
+from ..signals.agreement import ProbeOutcome, ProbeReport, agreement, run_probes, weighted_functional
+from ..signals.differential import answered, call_arguments, differential, mutated_calls, spread
+from ..trace import Trace
 from .samples import Job, SampleCache, decode_with_cache
 from .sandboxing import imports_from_project
 
@@ -94,6 +95,45 @@ def sandbox_workers(programs: int, cores: int) -> int:
     return max(2, min(cores, programs))
 
 
+Decoded = tuple[list[Trace], list[bool]]  # the traces of jobs, and whether each came from the cache
+
+
+def decode_together(
+    groups: list[list[Job]],
+    backend: ModelBackend,
+    samples: SampleCache | None,
+    cancel: CancelToken | None = None,
+    progress: Progress | None = None,
+    label: str = "solutions",
+) -> list[Decoded]:
+    """Decode several lists of jobs in one batch (the model's solutions and the plans' programs):
+    on a CPU a decode step is compute-bound, so one sequence alone leaves most of the batch's
+    throughput unused, and a second batch evaluates the prompts' shared opening again (README,
+    cost). A job in two lists is decoded once, and counts as reused in the later one. Returns
+    each list's traces and reuse flags."""
+    cancel = cancel or CancelToken()
+    progress = progress or (lambda stage, message: None)
+    unique: list[Job] = []
+    at: dict[tuple, int] = {}
+    for job in (j for group in groups for j in group):
+        key = SampleCache.key("", *job)
+        if key not in at:
+            at[key] = len(unique)
+            unique.append(job)
+    traces, reused = decode_with_cache(
+        unique, [True] * len(unique), backend.info.identity.digest, samples,
+        lambda todo: backend.generate_batch(todo, on_progress=lambda n: progress("functional", f"{label}: {n} tokens"), cancel=cancel),
+    )
+    out: list[Decoded] = []
+    seen: set[tuple] = set()
+    for group in groups:
+        keys = [SampleCache.key("", *j) for j in group]
+        # a job an earlier list had is that list's trace: for this one, reused
+        out.append(([traces[at[k]] for k in keys], [reused[at[k]] or k in seen for k in keys]))
+        seen.update(keys)
+    return out
+
+
 def check_against_solutions(
     backend: ModelBackend,
     problem: str,
@@ -109,6 +149,7 @@ def check_against_solutions(
     jobs: list[Job] | None = None,
     label: str = "solutions",
     program_of: Callable[[str], str] | None = None,
+    decoded: Decoded | None = None,
 ) -> SolutionsResult:
     """Decode the model's solutions (or take them from ``samples``), run the candidate's tests on
     each, and compare: ``candidate`` is the candidate's own probe run of the same tests. With
@@ -116,7 +157,8 @@ def check_against_solutions(
     solutions also answer calls with varied inputs (:mod:`qualm.signals.differential`). ``jobs``
     decodes other programs in their place (the plans' programs, :mod:`qualm.engine.plan_programs`),
     named ``label`` in the progress messages. ``program_of`` makes a solution's text a program that
-    runs (a method's solution: the method in its class)."""
+    runs (a method's solution: the method in its class). ``decoded``: the jobs' traces and whether
+    each was reused, where they were decoded already (:func:`decode_together`)."""
     t0 = time.perf_counter()
     cancel = cancel or CancelToken()
     progress = progress or (lambda stage, message: None)
@@ -124,11 +166,10 @@ def check_against_solutions(
     jobs = solution_jobs(problem, settings, language) if jobs is None else jobs
     if not jobs:
         return SolutionsResult(None, f"off (no {label} to write)", None, f"off (no {label} to write)")
-    progress("functional", f"writing {len(jobs)} {label}")
-    traces, reused = decode_with_cache(
-        jobs, [True] * len(jobs), backend.info.identity.digest, samples,
-        lambda todo: backend.generate_batch(todo, on_progress=lambda n: progress("functional", f"{label}: {n} tokens"), cancel=cancel),
-    )
+    if decoded is None:
+        progress("functional", f"writing {len(jobs)} {label}")
+        decoded = decode_together([jobs], backend, samples, cancel, progress, label)[0]
+    traces, reused = decoded
     if cancel.cancelled:
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
     progress("functional", f"running the tests on the {label}")
@@ -158,30 +199,34 @@ def check_against_solutions(
     calls = mutated_calls(call_arguments(tests, function_name), function_name, settings.functional.fuzz_inputs, settings.generation.seed) if varying else []
 
     mine: ProbeReport | None = None
-    varied: list[ProbeReport] = []
+    varied: list[list[ProbeOutcome | None]] = []
     workers = sandbox_workers(len(texts) * (2 if calls else 1) + 1, default_threads())
     try:
         with ThreadPoolExecutor(max_workers=workers) as pool:
+            # Inputs varied past the problem's domain can make programs loop: each program gets an
+            # equal share of about twice the per-test limit on two workers, and each call a quarter
+            # of that (a program that answers normally needs milliseconds a call); the calls a
+            # program did not answer in time are left out (ProbeOutcome.ran, no answer).
+            budget = 2 * 2 * config.timeout / (len(traces) + 1)
+            limits = replace(config, timeout=max(0.25, budget / 4))
+            # the code first (not cached: the code changes), beside the solutions' test runs
+            code_run = pool.submit(probe_within, program or "", calls, limits, budget) if calls else None
             test_runs = [pool.submit(run, text) for text in programs]
-            if calls:
+            if code_run is not None:
                 progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
-                # Inputs varied past the problem's domain can make programs loop: each program gets an
-                # equal share of about twice the per-test limit on two workers, and each call a
-                # quarter of that (a program that answers normally needs milliseconds a call); the
-                # calls a program did not answer in time are left out (ProbeOutcome.ran, no answer).
-                budget = 2 * 2 * config.timeout / (len(traces) + 1)
-                limits = replace(config, timeout=max(0.25, budget / 4))
-                code_run = pool.submit(probe_within, program or "", calls, limits, budget)  # not cached: the code changes
-                varied_runs = [pool.submit(run, text, calls, "solution-varied", budget, limits) for text in programs]
-                varied = [v.result() for v in varied_runs]
                 mine = code_run.result()
+                # a call the code did not answer in time has nothing to compare the solutions'
+                # answers with: they are asked only the others, so inputs that loop cost no more
+                asked = answered(mine.outcomes)
+                varied_runs = [pool.submit(run, text, [calls[i] for i in asked], "solution-varied", budget, limits) for text in programs] if asked else []
+                varied = [spread(v.result().outcomes, asked, len(calls)) for v in varied_runs]
             runs = [r.result() for r in test_runs]
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
     if cancel.cancelled:
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
     # no calls: differential says the tests had no literal inputs to vary
-    d = differential(calls, mine.outcomes if mine is not None else [], [r.outcomes for r in varied]) if varying else None
+    d = differential(calls, mine.outcomes if mine is not None else [], varied) if varying else None
     outcomes = [r.outcomes for r in runs]
     w = weighted_functional(candidate.outcomes, outcomes)
     a = agreement(candidate.outcomes, outcomes)

@@ -123,12 +123,26 @@ class DifferentialResult:
     differences: list[tuple[str, str, str]]  # (call, the code's answer, the solutions' majority answer)
 
 
-def _answer(outcome: ProbeOutcome) -> Answers | None:
-    """The answer to a varied call (a statement making one call): None if it gave none in time."""
-    return outcome.answers[:1] if outcome.ran and outcome.answers else None
+def _answer(outcome: ProbeOutcome | None) -> Answers | None:
+    """The answer to a varied call (a statement making one call): None if it gave none in time, or
+    the call was not asked."""
+    return outcome.answers[:1] if outcome is not None and outcome.ran and outcome.answers else None
 
 
-def differential(calls: Sequence[str], candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequence[ProbeOutcome]]) -> DifferentialResult:
+def answered(outcomes: Sequence[ProbeOutcome]) -> list[int]:
+    """The indices of the varied calls that got an answer in time."""
+    return [i for i, o in enumerate(outcomes) if _answer(o) is not None]
+
+
+def spread(outcomes: Sequence[ProbeOutcome], asked: Sequence[int], n: int) -> list[ProbeOutcome | None]:
+    """Outcomes of the calls at indices ``asked`` placed back among ``n`` calls (None: not asked)."""
+    placed: list[ProbeOutcome | None] = [None] * n
+    for i, outcome in zip(asked, outcomes):
+        placed[i] = outcome
+    return placed
+
+
+def differential(calls: Sequence[str], candidate: Sequence[ProbeOutcome], solutions: Sequence[Sequence[ProbeOutcome | None]]) -> DifferentialResult:
     """Compare the code's answer to each call with the solutions' majority answer."""
     decided = differ = 0
     differences: list[tuple[str, str, str]] = []
