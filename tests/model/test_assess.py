@@ -281,7 +281,7 @@ def test_with_the_shipped_calibration_the_wrong_function_gets_the_lower_chance(b
     assert 0.0 <= wrong.chance_of_passing < right.chance_of_passing <= 1.0
     assert "logistic fit of pass/fail" in right.chance_note
     # the suite's smaller samples are not what the reference was made with, and the note says so
-    assert "made with other settings: n_plans 5, now 4; plan_max_tokens 256, now 200; n_tests 10, now 6; n_solutions 6, now 3" in right.calibration_note
+    assert "made with other settings: n_plans 3, now 4; plan_max_tokens 256, now 200; n_tests 10, now 6; n_solutions 6, now 3" in right.calibration_note
 
 
 def test_the_docstring_example_runs_beside_the_model_tests(correct_and_wrong):
