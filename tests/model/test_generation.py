@@ -186,3 +186,33 @@ def test_prompts_that_share_a_long_opening_each_get_their_own_answer(backend, hu
     traces = backend.generate_batch(jobs)
     assert [w in t.text.lower() for w, t in zip(words, traces)] == [True, True, True]
     assert all(t.prompt_tokens == len(k) for t, k in zip(traces, tokens))
+
+
+def test_a_batch_takes_the_opening_it_shares_with_the_function_just_scored_from_the_cache(backend, humaneval, monkeypatch):
+    # An assessment scores the function, then decodes the model's solutions, whose prompt opens as
+    # the scored one does: that opening is copied from the main context, not evaluated again, and
+    # the answers are those of a batch that evaluated it (the greedy one the same text).
+    from qualm.engine.solutions import solution_jobs
+    from qualm.lang import PYTHON
+    from qualm.settings import Settings
+
+    problem = humaneval[SHORT]
+    fn = PYTHON.find_function(problem["prompt"] + problem["canonical_solution"], problem["entry_point"])
+    jobs = [(p, replace(o, max_tokens=48)) for p, o in solution_jobs(fn.problem_description, Settings().with_overrides(functional={"n_solutions": 2}), PYTHON)]
+    assert all(o.reuse_cache for _, o in jobs)
+    fresh = backend.generate_batch([(p, replace(o, reuse_cache=False)) for p, o in jobs])
+    multi = backend._multi_context(len(jobs))
+    copied: list[tuple] = []
+    original = multi.copy_range
+    monkeypatch.setattr(multi, "copy_range", lambda *args: (copied.append(args), original(*args)))
+    backend.score(prompts.code_generation(fn.problem_description), fn.source)
+    lent = backend.generate_batch(jobs)
+    scored_prompt = backend.tokenize(backend.render_prompt(prompts.code_generation(fn.problem_description)), add_special=False, parse_special=True)
+    assert len(copied) == 1 and copied[0][2] == 0 and copied[0][3] >= len(scored_prompt) - 1  # at least the scored prompt
+    assert lent[0].text == fresh[0].text and "return len(" in lent[0].text
+    assert all(t.prompt_tokens == f.prompt_tokens for t, f in zip(lent, fresh))
+    # a batch whose jobs do not ask for it evaluates its prompts itself
+    copied.clear()
+    backend.score(prompts.code_generation(fn.problem_description), fn.source)
+    backend.generate_batch([(p, replace(o, reuse_cache=False)) for p, o in jobs])
+    assert copied == []

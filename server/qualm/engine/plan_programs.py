@@ -34,7 +34,7 @@ def plan_program_jobs(problem: str, plans: Sequence[str], settings: Settings, la
     """One greedy program per plan with text, written under the function's header as the solutions are."""
     f = settings.functional
     start = solution_start(problem, settings)
-    options = GenerationOptions(max_tokens=f.solution_max_tokens, temperature=0.0, seed=settings.generation.seed + PLAN_PROGRAM_SEED, top_alternatives=1)
+    options = GenerationOptions(max_tokens=f.solution_max_tokens, temperature=0.0, seed=settings.generation.seed + PLAN_PROGRAM_SEED, top_alternatives=1, reuse_cache=True)
     return [(prompts.plan_program(problem, plan, language.display_name, language.fence, start), options) for plan in plans if plan.strip()]
 
 

@@ -82,6 +82,8 @@ def solution_jobs(problem: str, settings: Settings, language: Language) -> list[
             top_p=f.solution_top_p,
             seed=settings.generation.seed + SOLUTION_SEED + i,
             top_alternatives=1,
+            # the prompt's opening is the scored function's (score_function): taken from the cache
+            reuse_cache=True,
         ))
         for i in range(f.n_solutions)
     ]

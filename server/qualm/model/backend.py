@@ -48,10 +48,11 @@ class GenerationOptions:
     top_p: float = 1.0
     seed: int = 42
     top_alternatives: int = 5
-    # Reuse the model's cache of the longest prompt prefix shared with the previous generation (a
-    # rewrite from a token shares the completion's prompt up to that token). Off by default: from a
-    # reused prefix the numbers differ from a fresh run's by batch-shape rounding. Servers keep
-    # their own prefix caches, so remote backends ignore it.
+    # Reuse the model's cache of the longest prompt prefix shared with the previous generation or
+    # scoring (a rewrite from a token shares the completion's prompt up to that token; the model's
+    # solutions share the opening of the function just scored: in a batch, every job must ask).
+    # Off by default: from a reused prefix the numbers differ from a fresh run's by batch-shape
+    # rounding. Servers keep their own prefix caches, so remote backends ignore it.
     reuse_cache: bool = False
 
     @property

@@ -14,7 +14,7 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -332,6 +332,7 @@ class LlamaCppBackend:
             self._reset()
             # The prompt's last position predicts the first text token.
             self._eval_prompt(ptoks)
+            self._cached = list(ptoks)  # what the main cache holds (a batch may take its opening)
             stop_reason = "end_of_text"
             if ttoks:
                 stream.push(self.piece(ttoks[0]), self._stats(meter, self._logits(-1), _Forced(ttoks[0])))
@@ -343,6 +344,7 @@ class LlamaCppBackend:
                     break
                 chunk = ttoks[i : i + self._score_chunk]
                 self._decode(chunk, pos, 0)
+                self._cached.extend(chunk)
                 pos += len(chunk)
                 for row, nxt in enumerate(ttoks[i + 1 : i + 1 + len(chunk)]):
                     stream.push(self.piece(nxt), self._stats(meter, self._logits(row), _Forced(nxt)))
@@ -391,20 +393,38 @@ class LlamaCppBackend:
             states = [_Sample(p, o, min(o.max_tokens, room), len(t), self._sampler(o)) for (p, o), t in zip(jobs, prompt_tokens)]
             produced = 0
             ctx.clear()
+            # With every job's reuse_cache: the opening the prompts share with what the main context
+            # holds (the function an assessment just scored: its solutions' prompt) is copied from
+            # it into a spare sequence id, not evaluated again.
+            scratch = len(jobs)
+            held = self._lend_main(ctx, scratch, groups) if all(o.reuse_cache for _, o in jobs) and scratch < ctx.n_seq else 0
+
+            def lent(toks: Sequence[int], upto: int) -> int:
+                n = min(_common(self._cached, toks), upto) if held else 0
+                return n if n >= MIN_REUSE else 0
+
             if shared:
                 # the prompts' common opening, evaluated once and given to every sequence
                 first = next(iter(groups.values()))[0]
-                self._eval_prompt(list(prompt_tokens[first][:shared]), ctx, seq=first)
+                if n := lent(prompt_tokens[first], shared):
+                    ctx.copy_range(scratch, first, 0, n)
+                self._eval_prompt(list(prompt_tokens[first][n:shared]), ctx, seq=first, start=n)
                 for j in range(len(jobs)):
                     if j != first:
                         ctx.copy_seq(first, j)
             for toks, members in groups.items():
-                self._eval_prompt(list(toks[shared:]), ctx, seq=members[0], start=shared)
+                start = shared
+                if (n := lent(toks, len(toks) - 1)) > shared:
+                    ctx.copy_range(scratch, members[0], shared, n)
+                    start = n
+                self._eval_prompt(list(toks[start:]), ctx, seq=members[0], start=start)
                 for j in members[1:]:
                     ctx.copy_seq(members[0], j)
                 for j in members:
                     self._advance(states[j], ctx, -1, meter)
                     produced += 1
+            if held:
+                ctx.drop_seq(scratch)
             active = [j for j, st in enumerate(states) if st.open]
             while active:
                 if cancel is not None and cancel.cancelled:
@@ -430,6 +450,16 @@ class LlamaCppBackend:
                     )
                 )
             return traces
+
+    def _lend_main(self, ctx: _Context, seq: int, prompts: Iterable[Sequence[int]]) -> int:
+        """Copy the main context's cache into ``seq`` of ``ctx`` where a prompt's opening is in it
+        (at least MIN_REUSE tokens); how many tokens it holds (0: not copied)."""
+        if max((_common(self._cached, p) for p in prompts), default=0) < MIN_REUSE:
+            return 0
+        state = self._main.seq_state(0)
+        if state is None or not ctx.load_seq_state(state, seq):
+            return 0
+        return len(self._cached)
 
     def _advance(self, st: _Sample, ctx: _Context, row: int, meter: EntropyMeter) -> None:
         """Choose the next token of one sample from logits row ``row`` and record it."""
@@ -490,6 +520,16 @@ def shared_prefix(prompts: Sequence[Sequence[int]], least: int = SHARED_PREFIX_M
         n += 1
     n = min(n, min(len(p) for p in prompts) - 1)
     return n if n >= least else 0
+
+
+def _common(a: Sequence[int], b: Sequence[int]) -> int:
+    """How many opening tokens two sequences share."""
+    n = 0
+    for x, y in zip(a, b):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 class _Context:
@@ -563,6 +603,21 @@ class _Context:
 
     def copy_seq(self, src: int, dst: int) -> None:
         self._lc.llama_memory_seq_cp(self.memory, src, dst, -1, -1)
+
+    def copy_range(self, src: int, dst: int, start: int, stop: int) -> None:
+        """Give ``dst`` the cells of ``src`` at positions start..stop-1 (no computing)."""
+        self._lc.llama_memory_seq_cp(self.memory, src, dst, start, stop)
+
+    def seq_state(self, seq: int) -> ctypes.Array | None:
+        """A sequence's cache as llama.cpp saves it (for :meth:`load_seq_state` of another context)."""
+        size = int(self._lc.llama_state_seq_get_size(self.ctx, seq))
+        if size <= 0:
+            return None
+        buf = (ctypes.c_uint8 * size)()
+        return buf if int(self._lc.llama_state_seq_get_data(self.ctx, buf, size, seq)) == size else None
+
+    def load_seq_state(self, state: ctypes.Array, seq: int) -> bool:
+        return int(self._lc.llama_state_seq_set_data(self.ctx, state, len(state), seq)) > 0
 
     def drop_seq(self, seq: int) -> None:
         self._lc.llama_memory_seq_rm(self.memory, seq, -1, -1)
