@@ -1,0 +1,57 @@
+"""Benchmark: the shipped chance of passing on tune pairs measured again with today's defaults,
+against the rows its fit used for the same pairs.
+
+    .venv/bin/python benchmarks/chance_on_same_pairs.py RESULTS.jsonl [--fit-inputs results/assess-quality/fit-inputs.json]
+
+``RESULTS.jsonl`` is an ``assess_quality.py --split tune --axes all --cache`` file. A change to how
+the samples are decoded (fewer plans in the first batch, the solutions beside the plans' programs)
+changes every sampled answer a little (llama.cpp's batched arithmetic) but not their distribution;
+this shows whether the fitted chance still ranks and places the same functions as it did. Both
+figures are in-sample (the pass model was fitted on these tune pairs): they compare one
+measurement with another, not the chance's quality, which the holdout split says.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, read_pairs, read_results
+from qualm.chance_fit import Example
+from qualm.ensemble import SHIPPED_DIR, Calibration
+from qualm.fit_inputs import FitInputs
+
+ROOT = Path(__file__).resolve().parent.parent
+SIGNALS = ("functional_weighted", "swap_gain", "examples_failed", "agreement", "plan_agreement")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results", type=Path)
+    ap.add_argument("--fit-inputs", type=Path, default=ROOT / "results/assess-quality/fit-inputs.json")
+    args = ap.parse_args()
+    inputs = FitInputs.read(args.fit_inputs)
+    pass_model = Calibration.load(SHIPPED_DIR / f"{inputs.model_key}.json").pass_model
+    if pass_model is None:
+        raise SystemExit("the calibration file has no pass model")
+    again = examples_of(read_pairs(ROOT / PAIRS_FILE, "tune"), read_results(args.results))
+    problems = {e.task_id for e in again}
+    before = [e for e in inputs.tune_pairs(ROOT / PAIRS_FILE) if e.task_id in problems]
+
+    def chance(e: Example) -> float | None:
+        used = pass_model.used_for(e.signals)
+        return None if used is None else used.own_probability(e.signals)
+
+    for name, examples in (("the fit's rows", before), ("measured again", again)):
+        chances = [chance(e) for e in examples]
+        auroc, n = auroc_fails(examples, [None if c is None else 1 - c for c in chances])
+        right = [c for e, c in zip(examples, chances) if e.passed and c is not None]
+        wrong = [c for e, c in zip(examples, chances) if not e.passed and c is not None]
+        print(f"{name}: {len(examples)} functions; chance AUROC {auroc:.3f} ({n}); mean chance of the right ones {sum(right) / len(right):.3f}, of the wrong ones {sum(wrong) / len(wrong):.3f}")
+        for signal in SIGNALS:
+            a, k = auroc_fails(examples, [e.signals.get(signal) for e in examples])
+            print(f"  {signal}: {'-' if a is None else f'{a:.3f}'} ({k} functions)")
+
+
+if __name__ == "__main__":
+    main()
