@@ -63,22 +63,28 @@ def test_without_body_only_the_answer_runs_as_written(tmp_path):
     assert [s.passed for s in whole.solutions] == [2, 2] and whole.solutions[0].text == "def add(a, b):\n    return a + b\n"
 
 
+def _looping_at_ten(tmp_path, body: str, tests: list[str], n_solutions: int, program: str):
+    """A scripted model whose solutions are ``body``, the code's probe run of ``tests`` with a 1 s
+    limit, and the varied calls, among them add(10, 2) (5 doubled), where a program may loop."""
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"name": "varied", "completions": [body], "plans": ["1. Add."], "tests": "[]"}))
+    settings = Settings().with_overrides(functional={"n_solutions": n_solutions})
+    config = SandboxConfig(timeout=1.0)
+    calls = mutated_calls(call_arguments(tests, "add"), "add", 32, settings.generation.seed)
+    assert "add(10, 2)" in calls
+    return ScriptedBackend(script), settings, config, run_probes(program, tests, "add", config), calls
+
+
 def test_a_varied_input_that_makes_the_solutions_loop_costs_a_short_limit_and_is_left_out(tmp_path):
     # every solution loops on add(10, ...), which the varied inputs include (5 doubled); that call
     # gets a short limit of its own (a normal call takes milliseconds) and is left out, the other
     # varied calls are still answered and compared
-    script = tmp_path / "s.json"
     body = "    while a == 10:\n        pass\n    return a + b\n"
-    script.write_text(json.dumps({"name": "loops", "completions": [body], "plans": ["1. Add."], "tests": "[]"}))
     tests = ["assert add(5, 2) == 7", "assert add(7, 1) == 8", "assert add(0, 0) == 0"]
-    settings = Settings().with_overrides(functional={"n_solutions": 6})
-    config = SandboxConfig(timeout=1.0)
     program = "def add(a, b):\n    return a + b\n"
-    candidate = run_probes(program, tests, "add", config)
-    calls = mutated_calls(call_arguments(tests, "add"), "add", 32, settings.generation.seed)
-    assert "add(10, 2)" in calls
+    backend, settings, config, candidate, calls = _looping_at_ten(tmp_path, body, tests, 6, program)
     started = time.monotonic()
-    result = check_against_solutions(ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config, program=program)
+    result = check_against_solutions(backend, _problem(), "add", candidate, settings, PYTHON, config, program=program)
     took = time.monotonic() - started
     # six solutions and the code, each looping once, on two workers: each varied call gets
     # max(0.25, budget / 4) with budget 2 x 2 x 1.0 / 7 = 0.57 s, not the per-test limit of 1 s
@@ -97,17 +103,10 @@ def test_solution_checks_run_one_sandboxed_program_per_core_but_never_fewer_than
 def test_the_solutions_are_not_asked_a_varied_call_the_code_did_not_answer(tmp_path):
     # the code loops on add(10, ...); that call has nothing to compare the solutions' answers with,
     # so no solution is run on it (on a CPU, a call that loops costs its limit in every program)
-    script = tmp_path / "s.json"
-    script.write_text(json.dumps({"name": "asked", "completions": ["    return a + b\n"], "plans": ["1. Add."], "tests": "[]"}))
-    tests = ["assert add(5, 2) == 7", "assert add(7, 1) == 8"]
-    settings = Settings().with_overrides(functional={"n_solutions": 2})
-    config = SandboxConfig(timeout=1.0)
     program = "def add(a, b):\n    while a == 10:\n        pass\n    return a + b\n"
-    candidate = run_probes(program, tests, "add", config)
-    calls = mutated_calls(call_arguments(tests, "add"), "add", 32, settings.generation.seed)
-    assert "add(10, 2)" in calls
+    backend, settings, config, candidate, calls = _looping_at_ten(tmp_path, "    return a + b\n", ["assert add(5, 2) == 7", "assert add(7, 1) == 8"], 2, program)
     samples = SampleCache()
-    result = check_against_solutions(ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config, samples, program=program)
+    result = check_against_solutions(backend, _problem(), "add", candidate, settings, PYTHON, config, samples, program=program)
     asked = [key[4] for key in samples.value_keys() if key[0] == "solution-varied"]
     assert len(asked) == 1  # both solutions are the same text: one run, kept
     assert "add(10, 2)" not in asked[0] and len(asked[0]) == len(calls) - 1
