@@ -1,14 +1,14 @@
-"""Benchmark: the shipped chance of passing on tune pairs measured again with today's defaults,
-against the rows its fit used for the same pairs.
+"""Benchmark: the shipped chance of passing on pairs measured again with today's defaults, against
+the rows its fit used (tune) or was measured on (holdout) for the same pairs.
 
-    .venv/bin/python benchmarks/chance_on_same_pairs.py RESULTS.jsonl [--fit-inputs results/assess-quality/fit-inputs.json]
+    .venv/bin/python benchmarks/chance_on_same_pairs.py RESULTS.jsonl [--split tune|holdout] [--fit-inputs results/assess-quality/fit-inputs.json]
 
-``RESULTS.jsonl`` is an ``assess_quality.py --split tune --axes all --cache`` file. A change to how
+``RESULTS.jsonl`` is an ``assess_quality.py --split SPLIT --axes all --cache`` file. A change to how
 the samples are decoded (fewer plans in the first batch, the solutions beside the plans' programs)
 changes every sampled answer a little (llama.cpp's batched arithmetic) but not their distribution;
-this shows whether the fitted chance still ranks and places the same functions as it did. Both
-figures are in-sample (the pass model was fitted on these tune pairs): they compare one
-measurement with another, not the chance's quality, which the holdout split says.
+this shows whether the fitted chance still ranks and places the same functions as it did. On tune
+pairs both figures are in-sample (the pass model was fitted on them): they compare one measurement
+with another; on holdout pairs they are the chance's quality under each way of decoding.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from pathlib import Path
 from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, read_pairs, read_results
 from qualm.chance_fit import Example
 from qualm.ensemble import SHIPPED_DIR, Calibration
-from qualm.fit_inputs import FitInputs
+from qualm.fit_inputs import FitInputs, split_results, with_extra
 
 ROOT = Path(__file__).resolve().parent.parent
 SIGNALS = ("functional_weighted", "swap_gain", "examples_failed", "agreement", "plan_agreement")
@@ -28,21 +28,24 @@ SIGNALS = ("functional_weighted", "swap_gain", "examples_failed", "agreement", "
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("results", type=Path)
+    ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
     ap.add_argument("--fit-inputs", type=Path, default=ROOT / "results/assess-quality/fit-inputs.json")
     args = ap.parse_args()
     inputs = FitInputs.read(args.fit_inputs)
     pass_model = Calibration.load(SHIPPED_DIR / f"{inputs.model_key}.json").pass_model
     if pass_model is None:
         raise SystemExit("the calibration file has no pass model")
-    again = examples_of(read_pairs(ROOT / PAIRS_FILE, "tune"), read_results(args.results))
-    problems = {e.task_id for e in again}
-    before = [e for e in inputs.tune_pairs(ROOT / PAIRS_FILE) if e.task_id in problems]
+    measured = read_results(args.results)
+    rows = [r for r in read_pairs(ROOT / PAIRS_FILE, args.split) if (r["pair_id"], "original") in measured]  # the same pairs
+    again = examples_of(rows, measured)
+    files, lexical, extra = (inputs.tune, inputs.tune_lexical, inputs.tune_extra) if args.split == "tune" else (inputs.holdout, inputs.holdout_lexical, inputs.holdout_extra)
+    before = examples_of(rows, with_extra(split_results(files, lexical, inputs.lexical_replaces), extra))
 
     def chance(e: Example) -> float | None:
         used = pass_model.used_for(e.signals)
         return None if used is None else used.own_probability(e.signals)
 
-    for name, examples in (("the fit's rows", before), ("measured again", again)):
+    for name, examples in (("the fit's rows" if args.split == "tune" else "the rows measured before", before), ("measured again", again)):
         chances = [chance(e) for e in examples]
         auroc, n = auroc_fails(examples, [None if c is None else 1 - c for c in chances])
         right = [c for e, c in zip(examples, chances) if e.passed and c is not None]
