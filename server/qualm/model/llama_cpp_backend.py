@@ -243,10 +243,7 @@ class LlamaCppBackend:
     def _reuse(self, tokens: list[int]) -> int:
         """Keep the main cache's longest prefix shared with ``tokens`` (at least one token is left
         to evaluate: its logits start the answer) and drop the rest; how many were kept."""
-        limit = min(len(self._cached), len(tokens) - 1)
-        keep = 0
-        while keep < limit and self._cached[keep] == tokens[keep]:
-            keep += 1
+        keep = _common(self._cached, tokens[: len(tokens) - 1])
         if keep < MIN_REUSE or not self._main.trim(keep):
             self._reset()
             return 0
