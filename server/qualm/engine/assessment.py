@@ -284,9 +284,10 @@ def assess_function(
             tests = [TestResult(o.code, o.status, o.message, o.output, o.seconds) for o in result.report.outcomes]
         plan_texts = [t.text for t in plan_traces]
         solution_jobs = solutions_of(problem, plan_texts, settings, language) if f.n_solutions > 0 else []
-        # the algorithmic axis's plans as programs: does the code behave like them? Those written as
-        # the solutions (functional.solutions_from_plans) are decoded once.
-        program_jobs = checked_programs(problem, plan_texts, settings, language, programs_among(solution_jobs))
+        among = programs_among(solution_jobs)  # plans' programs that are solutions (functional.solutions_from_plans)
+        # the algorithmic axis's plans as programs: does the code behave like them? Those among the
+        # solutions are decoded once.
+        program_jobs = checked_programs(problem, plan_texts, settings, language, among)
         if result.probes is not None and (solution_jobs or program_jobs):
             t1 = time.perf_counter()
             what = " and ".join(x for x in (f"{len(solution_jobs)} solutions" if solution_jobs else "", f"{len(program_jobs)} programs of the plans" if program_jobs else "") if x)
@@ -295,7 +296,7 @@ def assess_function(
             decoded_solutions, decoded_programs = decode_together([solution_jobs, program_jobs], backend, samples, cancel, progress, "solutions and programs")
             _check(cancel)
             fresh_tokens = [sum(len(t.tokens) for t, r in zip(*d) if not r) for d in (decoded_solutions, decoded_programs)]
-            program_share = fresh_tokens[1] / max(1, sum(fresh_tokens)) if program_jobs and not programs_among(solution_jobs) else 0.0
+            program_share = fresh_tokens[1] / max(1, sum(fresh_tokens)) if program_jobs and not among else 0.0
             second_batch_seconds = time.perf_counter() - t1
             plan_program_seconds = second_batch_seconds * program_share  # the batch's time split by fresh tokens
         if result.probes is not None and solution_jobs:
@@ -303,7 +304,7 @@ def assess_function(
                 backend, problem, fn.probe_name, result.probes, settings, language, config, samples, cancel, progress, program=fn.program,
                 jobs=solution_jobs, program_of=language.program_of_answer(fn), decoded=decoded_solutions,
             )
-            solved = replace(solved, from_plans=programs_among(solution_jobs) if solved.solutions else 0)
+            solved = replace(solved, from_plans=among if solved.solutions else 0)
             _check(cancel)
             if solved.weighted is not None:
                 func_note += f"; weighted by the model's {len(solved.solutions)} solutions: {solved.weighted:.2f}"
