@@ -21,13 +21,13 @@ This script
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 from collections import Counter
 from pathlib import Path
 
 from sklearn.metrics import roc_auc_score
 
+from qualm.calibrate_pairs import read_results
 from qualm.ensemble import SHIPPED_DIR
 from qualm.fit_inputs import FitInputs
 from qualm.signals.algorithmic import StepRouge, algorithmic_uncertainty
@@ -37,24 +37,14 @@ ROOT = Path(__file__).resolve().parent.parent
 EVALUATED = {"qwen2.5-coder-0.5b-instruct-q4_k_m": [ROOT / "results/qwen2.5-coder-0.5b/stages/humaneval/results.json", ROOT / "results/qwen2.5-coder-0.5b/stages/mbpp-calibration-axes/results.json"]}
 
 
-def _field(row: dict, name: str) -> dict:
-    value = row.get(name) or {}
-    return ast.literal_eval(value) if isinstance(value, str) else value
-
-
 def tune_plans(inputs: FitInputs) -> dict[tuple[str, str], list[str]]:
     """Each tune function's plans: the tune files' functions, the plans of the last file that has them."""
     plans: dict[tuple[str, str], list[str]] = {}
     for path in inputs.tune:
-        for line in path.read_text().splitlines():
-            row = json.loads(line)
-            if row.get("axes") == "all":
-                plans[(row["pair_id"], row["side"])] = _field(row, "detail").get("plans") or []
+        plans.update({key: row["detail"].get("plans") or [] for key, row in read_results(path).items() if row.get("axes") == "all"})
     for path in inputs.tune_extra:
-        for line in path.read_text().splitlines():
-            row = json.loads(line)
-            key = (row.get("pair_id"), row.get("side"))
-            if key in plans and (found := _field(row, "detail").get("plans")):
+        for key, row in read_results(path).items():
+            if key in plans and (found := (row.get("detail") or {}).get("plans")):
                 plans[key] = found
     return plans
 
