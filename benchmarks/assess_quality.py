@@ -1,7 +1,7 @@
 """Benchmark: how well each signal tells a right function from the same function with one wrong edit.
 
     .venv/bin/python benchmarks/assess_quality.py [--split tune] [--axes lexical|all] [--limit N] [--stride K]
-        [--pairs-of RESULTS.jsonl] [--using-definitions]
+        [--pairs-of RESULTS.jsonl] [--using-definitions] [--seed S]
 
 Reads benchmarks/data/mutant-pairs.jsonl (benchmarks/build_mutants.py: a reference solution of
 HumanEval or MBPP 511-974 and a one-edit mutant that fails the official tests). Both functions of
@@ -73,6 +73,7 @@ def main() -> None:
     ap.add_argument("--using-definitions", action="store_true", help="only pairs whose function uses another definition of its file (a helper, a class, a constant)")
     ap.add_argument("--n-gpu-layers", type=int, default=0)
     ap.add_argument("--model", default=None, help="model path or name (default: the settings' model)")
+    ap.add_argument("--seed", type=int, default=None, help="generation seed (default: the settings'): the same pairs drawn again, to see how far a figure moves between draws")
     args = ap.parse_args()
     rows = read_pairs(DATA, args.split, args.stride, args.limit)
     if args.pairs_of is not None:
@@ -82,6 +83,8 @@ def main() -> None:
         rows = [r for r in rows if PYTHON.find_function(prepared(r["original"], r), r["entry_point"]).support_names]
     cache = args.cache or HERE / "out" / f"assess-quality-{args.split}-{args.axes}.jsonl"
     settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers} | ({"path": args.model} if args.model else {}))
+    if args.seed is not None:
+        settings = settings.with_overrides(generation={"seed": args.seed})
     backend = load_model(settings.model)
     print(f"model: {backend.info.name}; split {args.split}, {len(rows)} pairs, axes {args.axes}; results in {cache}", flush=True)
 
