@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, measure_pairs, prepared, read_pairs, read_results
+from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, measure_pairs, pair_doubts, pairs_auroc_interval, prepared, read_pairs, read_results
 from qualm.chance import PassModel
 from qualm.engine import calibration_for
 from qualm.lang import PYTHON
@@ -60,6 +60,8 @@ def report(rows: list[dict], results: dict[tuple[str, str], dict], pass_model: P
         chances = {id(e): pass_model.probability(e.signals) for e in examples}
         auc, n = auroc_fails(examples, [None if chances[id(e)] is None else 1 - chances[id(e)] for e in examples])
         print(f"{'headline: 1 - chance of passing':34} {auc:6.3f} {n // 2:6d}")
+        ci = pairs_auroc_interval(pair_doubts(examples, [None if chances[id(e)] is None else 1 - chances[id(e)] for e in examples]))
+        print(f"  95 % bootstrap interval over the pairs: {ci.low:.3f}-{ci.high:.3f}")
 
 
 def main() -> None:

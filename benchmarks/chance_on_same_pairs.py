@@ -1,7 +1,7 @@
 """Benchmark: the shipped chance of passing on pairs measured again with today's defaults, against
 the rows its fit used (tune) or was measured on (holdout) for the same pairs.
 
-    .venv/bin/python benchmarks/chance_on_same_pairs.py RESULTS.jsonl [--split tune|holdout] [--fit-inputs results/assess-quality/fit-inputs.json]
+    .venv/bin/python benchmarks/chance_on_same_pairs.py RESULTS.jsonl [RESULTS2.jsonl ...] [--split tune|holdout] [--fit-inputs results/assess-quality/fit-inputs.json]
 
 ``RESULTS.jsonl`` is an ``assess_quality.py --split SPLIT --axes all --cache`` file. A change to how
 the samples are decoded (fewer plans in the first batch, the solutions beside the plans' programs)
@@ -9,6 +9,11 @@ changes every sampled answer a little (llama.cpp's batched arithmetic) but not t
 this shows whether the fitted chance still ranks and places the same functions as it did. On tune
 pairs both figures are in-sample (the pass model was fitted on them): they compare one measurement
 with another; on holdout pairs they are the chance's quality under each way of decoding.
+
+Each chance AUROC comes with a 95 % bootstrap interval over the pairs, and the difference of two
+measurements of the same pairs with a paired one: a difference inside it is what drawing these
+pairs' samples again can give. Several RESULTS files are read as one measurement (the halves of a
+split measured apart).
 """
 
 from __future__ import annotations
@@ -16,7 +21,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, read_pairs, read_results
+from qualm.calibrate_pairs import PAIRS_FILE, SIDES, auroc_fails, examples_of, pairs_auroc_interval, read_pairs, read_results
+from qualm.chance import with_derived
 from qualm.chance_fit import Example
 from qualm.ensemble import SHIPPED_DIR, Calibration
 from qualm.fit_inputs import FitInputs, split_results, with_extra
@@ -27,7 +33,7 @@ SIGNALS = ("functional_weighted", "swap_gain", "examples_failed", "agreement", "
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("results", type=Path)
+    ap.add_argument("results", type=Path, nargs="+")
     ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
     ap.add_argument("--fit-inputs", type=Path, default=ROOT / "results/assess-quality/fit-inputs.json")
     args = ap.parse_args()
@@ -35,11 +41,14 @@ def main() -> None:
     pass_model = Calibration.load(SHIPPED_DIR / f"{inputs.model_key}.json").pass_model
     if pass_model is None:
         raise SystemExit("the calibration file has no pass model")
-    measured = read_results(args.results)
+    measured: dict = {}
+    for path in args.results:
+        measured.update(read_results(path))
     rows = [r for r in read_pairs(ROOT / PAIRS_FILE, args.split) if (r["pair_id"], "original") in measured]  # the same pairs
     again = examples_of(rows, measured)
     files, lexical, extra = (inputs.tune, inputs.tune_lexical, inputs.tune_extra) if args.split == "tune" else (inputs.holdout, inputs.holdout_lexical, inputs.holdout_extra)
-    before = examples_of(rows, with_extra(split_results(files, lexical, inputs.lexical_replaces), extra))
+    before_results = with_extra(split_results(files, lexical, inputs.lexical_replaces), extra)
+    before = examples_of(rows, before_results)
 
     def chance(e: Example) -> float | None:
         used = pass_model.used_for(e.signals)
@@ -54,6 +63,23 @@ def main() -> None:
         for signal in SIGNALS:
             a, k = auroc_fails(examples, [e.signals.get(signal) for e in examples])
             print(f"  {signal}: {'-' if a is None else f'{a:.3f}'} ({k} functions)")
+
+    # the pairs both measurements hold in full, each pair's (right, wrong) doubt = 1 - chance
+    both = [r for r in rows if all((r["pair_id"], side) in m for side in SIDES for m in (measured, before_results))]
+
+    def doubts(results: dict) -> list[tuple[float, float]]:
+        out = []
+        for r in both:
+            right, wrong = (chance(Example(r["task_id"], with_derived(results[(r["pair_id"], side)]["values"]), side == "original")) for side in SIDES)
+            out.append((1 - (right if right is not None else 0.5), 1 - (wrong if wrong is not None else 0.5)))
+        return out
+
+    old, new = doubts(before_results), doubts(measured)
+    for name, d in (("before", old), ("again", new)):
+        ci = pairs_auroc_interval(d)
+        print(f"chance AUROC {name}, 95 % bootstrap interval over the {len(both)} pairs: {ci.low:.3f}-{ci.high:.3f}")
+    ci = pairs_auroc_interval(new, against=old)
+    print(f"again - before, paired bootstrap over the same {len(both)} pairs: 95 % interval {ci.low:+.3f} to {ci.high:+.3f} (SE {ci.se:.3f})")
 
 
 if __name__ == "__main__":

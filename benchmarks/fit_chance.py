@@ -34,7 +34,7 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
-from qualm.calibrate_pairs import CANDIDATE_FEATURES, PAIRS_FILE, auroc_fails, choose_chain, choose_features, describe_split, pairs_calibration
+from qualm.calibrate_pairs import CANDIDATE_FEATURES, PAIRS_FILE, auroc_fails, choose_chain, choose_features, describe_split, pair_doubts, pairs_auroc_interval, pairs_calibration
 from qualm.chance import LEXICAL_SIGNALS, PassModel, signals_of
 from qualm.chance_fit import Example, reliability
 from qualm.ensemble import SHIPPED_DIR, Calibration
@@ -241,6 +241,8 @@ def main() -> None:
         auc, rel = quality.auroc, quality.reliability
         present = [p for p in quality.chances if p is not None]
         print(f"  {'headline: 1 - chance of passing':40} {auc:11.3f} {len(present):9d}")
+        ci = pairs_auroc_interval(pair_doubts(holdout, [None if p is None else 1 - p for p in quality.chances]))
+        print(f"  {'  95 % bootstrap interval over the pairs':40} {ci.low:.3f}-{ci.high:.3f}")
         for data_set in ("HumanEval", "MBPP"):
             kind = [(e, p) for e, p in zip(holdout, quality.chances) if e.task_id.startswith(data_set + "/")]
             sub, n = auroc_fails([e for e, _ in kind], [None if p is None else 1 - p for _, p in kind])

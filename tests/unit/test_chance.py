@@ -277,3 +277,34 @@ def test_a_fit_that_serves_few_functions_is_kept_when_it_helps_them():
     assert by[simple].logloss <= lowest.logloss + lowest.logloss_se
     gap, se = by[simple].worse_than(lowest)
     assert gap > se and levels == with_examples
+
+
+def test_the_bootstrap_interval_of_a_pair_auroc_by_hand():
+    from qualm.calibrate_pairs import pairs_auroc_interval
+
+    # every wrong function doubted more than every right one: AUROC 1 in any draw of the pairs
+    apart = [(0.1 * i, 1 + 0.1 * i) for i in range(6)]
+    ci = pairs_auroc_interval(apart, resamples=200)
+    assert (ci.low, ci.high, ci.se) == pytest.approx((1.0, 1.0, 0.0), abs=1e-12)
+    # the same scores against themselves: the paired difference is 0 in every draw
+    same = pairs_auroc_interval(apart, against=apart, resamples=200)
+    assert (same.low, same.high) == pytest.approx((0.0, 0.0), abs=1e-12)
+    # each wrong function is 0.1 above its own right one, so it outranks the right ones of its own
+    # pair and of the pairs below it: over 4 distinct pairs 10 of 16 comparisons, the fewest any
+    # draw gives (a pair drawn twice adds its own comparisons, which it wins)
+    mixed = [(0.2, 0.3), (0.0, 0.1), (0.6, 0.7), (0.4, 0.5)]
+    ci = pairs_auroc_interval(mixed, resamples=500)
+    assert ci.low == pytest.approx(10 / 16) and 10 / 16 < ci.high <= 1.0 and ci.se > 0
+    with pytest.raises(ValueError, match="the same pairs"):
+        pairs_auroc_interval(mixed, against=mixed[:3])
+
+
+def test_pair_doubts_takes_examples_of_order_and_refuses_another():
+    from qualm.calibrate_pairs import pair_doubts
+
+    right, wrong = Example("HumanEval/1", {}, True), Example("HumanEval/1", {}, False)
+    other = Example("HumanEval/2", {}, False)
+    assert pair_doubts([right, wrong, right, wrong], [0.1, 0.9, None, 0.5]) == [(0.1, 0.9)]
+    for bad in ([wrong, right], [right, other], [right]):
+        with pytest.raises(ValueError, match="not right/wrong pairs"):
+            pair_doubts(bad, [0.1] * len(bad))
