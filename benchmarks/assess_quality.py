@@ -61,7 +61,7 @@ def report(rows: list[dict], results: dict[tuple[str, str], dict], pass_model: P
         auc, n = auroc_fails(examples, [None if chances[id(e)] is None else 1 - chances[id(e)] for e in examples])
         print(f"{'headline: 1 - chance of passing':34} {auc:6.3f} {n // 2:6d}")
         ci = pairs_auroc_interval(pair_doubts(examples, [None if chances[id(e)] is None else 1 - chances[id(e)] for e in examples]))
-        print(f"  95 % bootstrap interval over the pairs: {ci.low:.3f}-{ci.high:.3f}")
+        print(f"  95 % bootstrap interval over the pairs: {ci or '- (fewer than two pairs)'}")
 
 
 def main() -> None:

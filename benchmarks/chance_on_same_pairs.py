@@ -2,6 +2,7 @@
 the rows its fit used (tune) or was measured on (holdout) for the same pairs.
 
     .venv/bin/python benchmarks/chance_on_same_pairs.py RESULTS.jsonl [RESULTS2.jsonl ...] [--split tune|holdout] [--fit-inputs results/assess-quality/fit-inputs.json]
+        [--before OTHER.jsonl ...]
 
 ``RESULTS.jsonl`` is an ``assess_quality.py --split SPLIT --axes all --cache`` file. A change to how
 the samples are decoded (fewer plans in the first batch, the solutions beside the plans' programs)
@@ -13,7 +14,9 @@ with another; on holdout pairs they are the chance's quality under each way of d
 Each chance AUROC comes with a 95 % bootstrap interval over the pairs, and the difference of two
 measurements of the same pairs with a paired one: a difference inside it is what drawing these
 pairs' samples again can give. Several RESULTS files are read as one measurement (the halves of a
-split measured apart).
+split measured apart). ``--before`` compares with other results files instead of the fit's rows:
+the same pairs drawn with another seed (``assess_quality.py --seed``), or at another commit.
+Only pairs both measurements hold in full are compared.
 """
 
 from __future__ import annotations
@@ -36,25 +39,34 @@ def main() -> None:
     ap.add_argument("results", type=Path, nargs="+")
     ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
     ap.add_argument("--fit-inputs", type=Path, default=ROOT / "results/assess-quality/fit-inputs.json")
+    ap.add_argument("--before", type=Path, nargs="+", default=None, help="compare with these results files (another seed, another commit) instead of the fit's rows")
     args = ap.parse_args()
     inputs = FitInputs.read(args.fit_inputs)
     pass_model = Calibration.load(SHIPPED_DIR / f"{inputs.model_key}.json").pass_model
     if pass_model is None:
         raise SystemExit("the calibration file has no pass model")
-    measured: dict = {}
-    for path in args.results:
-        measured.update(read_results(path))
-    rows = [r for r in read_pairs(ROOT / PAIRS_FILE, args.split) if (r["pair_id"], "original") in measured]  # the same pairs
-    again = examples_of(rows, measured)
-    files, lexical, extra = (inputs.tune, inputs.tune_lexical, inputs.tune_extra) if args.split == "tune" else (inputs.holdout, inputs.holdout_lexical, inputs.holdout_extra)
-    before_results = with_extra(split_results(files, lexical, inputs.lexical_replaces), extra)
-    before = examples_of(rows, before_results)
+    def read_all(paths: list[Path]) -> dict:
+        out: dict = {}
+        for path in paths:
+            out.update(read_results(path))
+        return out
+
+    measured = read_all(args.results)
+    if args.before is not None:
+        before_results = read_all(args.before)
+    else:
+        files, lexical, extra = (inputs.tune, inputs.tune_lexical, inputs.tune_extra) if args.split == "tune" else (inputs.holdout, inputs.holdout_lexical, inputs.holdout_extra)
+        before_results = with_extra(split_results(files, lexical, inputs.lexical_replaces), extra)
+    # the pairs both measurements hold in full, in the pairs file's order
+    rows = [r for r in read_pairs(ROOT / PAIRS_FILE, args.split) if all((r["pair_id"], side) in m for side in SIDES for m in (measured, before_results))]
+    again, before = examples_of(rows, measured), examples_of(rows, before_results)
 
     def chance(e: Example) -> float | None:
         used = pass_model.used_for(e.signals)
         return None if used is None else used.own_probability(e.signals)
 
-    for name, examples in (("the fit's rows" if args.split == "tune" else "the rows measured before", before), ("measured again", again)):
+    before_name = "the rows of " + ", ".join(p.name for p in args.before) if args.before else "the fit's rows" if args.split == "tune" else "the rows measured before"
+    for name, examples in ((before_name, before), ("measured again", again)):
         chances = [chance(e) for e in examples]
         auroc, n = auroc_fails(examples, [None if c is None else 1 - c for c in chances])
         right = [c for e, c in zip(examples, chances) if e.passed and c is not None]
@@ -64,22 +76,19 @@ def main() -> None:
             a, k = auroc_fails(examples, [e.signals.get(signal) for e in examples])
             print(f"  {signal}: {'-' if a is None else f'{a:.3f}'} ({k} functions)")
 
-    # the pairs both measurements hold in full, each pair's (right, wrong) doubt = 1 - chance
-    both = [r for r in rows if all((r["pair_id"], side) in m for side in SIDES for m in (measured, before_results))]
-
+    # each pair's (right, wrong) doubt = 1 - chance
     def doubts(results: dict) -> list[tuple[float, float]]:
         out = []
-        for r in both:
+        for r in rows:
             right, wrong = (chance(Example(r["task_id"], with_derived(results[(r["pair_id"], side)]["values"]), side == "original")) for side in SIDES)
             out.append((1 - (right if right is not None else 0.5), 1 - (wrong if wrong is not None else 0.5)))
         return out
 
     old, new = doubts(before_results), doubts(measured)
     for name, d in (("before", old), ("again", new)):
-        ci = pairs_auroc_interval(d)
-        print(f"chance AUROC {name}, 95 % bootstrap interval over the {len(both)} pairs: {ci.low:.3f}-{ci.high:.3f}")
+        print(f"chance AUROC {name}, 95 % bootstrap interval over the {len(rows)} pairs: {pairs_auroc_interval(d) or '- (fewer than two pairs)'}")
     ci = pairs_auroc_interval(new, against=old)
-    print(f"again - before, paired bootstrap over the same {len(both)} pairs: 95 % interval {ci.low:+.3f} to {ci.high:+.3f} (SE {ci.se:.3f})")
+    print(f"again - before, paired bootstrap over the same {len(rows)} pairs: 95 % interval " + (f"{ci.low:+.3f} to {ci.high:+.3f} (SE {ci.se:.3f})" if ci else "- (fewer than two pairs)"))
 
 
 if __name__ == "__main__":

@@ -242,7 +242,7 @@ def main() -> None:
         present = [p for p in quality.chances if p is not None]
         print(f"  {'headline: 1 - chance of passing':40} {auc:11.3f} {len(present):9d}")
         ci = pairs_auroc_interval(pair_doubts(holdout, [None if p is None else 1 - p for p in quality.chances]))
-        print(f"  {'  95 % bootstrap interval over the pairs':40} {ci.low:.3f}-{ci.high:.3f}")
+        print(f"  {'  95 % bootstrap interval over the pairs':40} {ci or '- (fewer than two pairs)'}")
         for data_set in ("HumanEval", "MBPP"):
             kind = [(e, p) for e, p in zip(holdout, quality.chances) if e.task_id.startswith(data_set + "/")]
             sub, n = auroc_fails([e for e, _ in kind], [None if p is None else 1 - p for _, p in kind])

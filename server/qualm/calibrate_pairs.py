@@ -296,6 +296,9 @@ class Interval:
     high: float
     se: float  # the bootstrap distribution's standard deviation
 
+    def __str__(self) -> str:
+        return f"{self.low:.3f} to {self.high:.3f}"
+
 
 def pair_doubts(examples: Sequence[Example], doubt: Sequence[float | None]) -> list[tuple[float, float]]:
     """(right function's, wrong function's) doubt of each pair, from ``examples_of``'s order (each
@@ -305,19 +308,22 @@ def pair_doubts(examples: Sequence[Example], doubt: Sequence[float | None]) -> l
     return [(a, b) for a, b in zip(doubt[::2], doubt[1::2]) if a is not None and b is not None]
 
 
-def pairs_auroc_interval(doubt: Sequence[tuple[float, float]], against: Sequence[tuple[float, float]] | None = None, resamples: int = 2000, seed: int = 0) -> Interval:
+def pairs_auroc_interval(doubt: Sequence[tuple[float, float]], against: Sequence[tuple[float, float]] | None = None, resamples: int = 2000, seed: int = 0) -> Interval | None:
     """A 95 % percentile bootstrap interval of the AUROC right-vs-wrong of a doubt score given as
     (right function's, wrong function's) per pair; with ``against`` (the same pairs, in the same
     order, scored another way), of AUROC(doubt) - AUROC(against). The pair is the unit drawn
     (scipy.stats.bootstrap over pair indices): its two functions share a problem, its tests and
     solutions, so drawing functions apart would understate the spread. Only the pairs' sampling is
-    in it: a second draw of the same pairs' samples moves a figure too (see README)."""
+    in it: a second draw of the same pairs' samples moves a figure too (see README). None for fewer
+    than two pairs (nothing to resample)."""
     import numpy as np  # noqa: PLC0415 - the eval extra, like the fit
     from scipy.stats import bootstrap  # noqa: PLC0415
     from sklearn.metrics import roc_auc_score  # noqa: PLC0415
 
     if against is not None and len(against) != len(doubt):
         raise ValueError(f"{len(doubt)} pairs against {len(against)}: the same pairs are needed")
+    if len(doubt) < 2:
+        return None
 
     def auroc(scores: Sequence[tuple[float, float]], idx: np.ndarray) -> float:
         return float(roc_auc_score([0, 1] * len(idx), [u for i in idx for u in scores[i]]))

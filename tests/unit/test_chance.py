@@ -297,6 +297,7 @@ def test_the_bootstrap_interval_of_a_pair_auroc_by_hand():
     assert ci.low == pytest.approx(10 / 16) and 10 / 16 < ci.high <= 1.0 and ci.se > 0
     with pytest.raises(ValueError, match="the same pairs"):
         pairs_auroc_interval(mixed, against=mixed[:3])
+    assert pairs_auroc_interval(mixed[:1]) is None  # one pair: nothing to resample
 
 
 def test_pair_doubts_takes_examples_of_order_and_refuses_another():
