@@ -57,10 +57,11 @@ def report(rows: list[dict], results: dict[tuple[str, str], dict], pass_model: P
     if pass_model is not None:
         # the headline, from the calibration file's pass model (fitted on the tune split: on tune
         # pairs this figure is in-sample, on holdout pairs it is the honest one)
-        chances = {id(e): pass_model.probability(e.signals) for e in examples}
-        auc, n = auroc_fails(examples, [None if chances[id(e)] is None else 1 - chances[id(e)] for e in examples])
+        chances = [pass_model.probability(e.signals) for e in examples]
+        doubt = [None if c is None else 1 - c for c in chances]
+        auc, n = auroc_fails(examples, doubt)
         print(f"{'headline: 1 - chance of passing':34} {auc:6.3f} {n // 2:6d}")
-        ci = pairs_auroc_interval(pair_doubts(examples, [None if chances[id(e)] is None else 1 - chances[id(e)] for e in examples]))
+        ci = pairs_auroc_interval(pair_doubts(examples, doubt))
         print(f"  95 % bootstrap interval over the pairs: {ci or '- (fewer than two pairs)'}")
 
 

@@ -24,8 +24,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from qualm.calibrate_pairs import PAIRS_FILE, SIDES, auroc_fails, examples_of, pairs_auroc_interval, read_pairs, read_results
-from qualm.chance import with_derived
+from qualm.calibrate_pairs import PAIRS_FILE, SIDES, auroc_fails, examples_of, pair_doubts, pairs_auroc_interval, read_pairs
 from qualm.chance_fit import Example
 from qualm.ensemble import SHIPPED_DIR, Calibration
 from qualm.fit_inputs import FitInputs, split_results, with_extra
@@ -45,15 +44,9 @@ def main() -> None:
     pass_model = Calibration.load(SHIPPED_DIR / f"{inputs.model_key}.json").pass_model
     if pass_model is None:
         raise SystemExit("the calibration file has no pass model")
-    def read_all(paths: list[Path]) -> dict:
-        out: dict = {}
-        for path in paths:
-            out.update(read_results(path))
-        return out
-
-    measured = read_all(args.results)
+    measured = split_results(args.results, None, False)  # several files read as one
     if args.before is not None:
-        before_results = read_all(args.before)
+        before_results = split_results(args.before, None, False)
     else:
         files, lexical, extra = (inputs.tune, inputs.tune_lexical, inputs.tune_extra) if args.split == "tune" else (inputs.holdout, inputs.holdout_lexical, inputs.holdout_extra)
         before_results = with_extra(split_results(files, lexical, inputs.lexical_replaces), extra)
@@ -66,8 +59,10 @@ def main() -> None:
         return None if used is None else used.own_probability(e.signals)
 
     before_name = "the rows of " + ", ".join(p.name for p in args.before) if args.before else "the fit's rows" if args.split == "tune" else "the rows measured before"
+    doubts: list[list[tuple[float, float]]] = []  # each pair's (right, wrong) 1 - chance, a missing chance at 0.5
     for name, examples in ((before_name, before), ("measured again", again)):
         chances = [chance(e) for e in examples]
+        doubts.append(pair_doubts(examples, [1 - (c if c is not None else 0.5) for c in chances]))
         auroc, n = auroc_fails(examples, [None if c is None else 1 - c for c in chances])
         right = [c for e, c in zip(examples, chances) if e.passed and c is not None]
         wrong = [c for e, c in zip(examples, chances) if not e.passed and c is not None]
@@ -76,15 +71,7 @@ def main() -> None:
             a, k = auroc_fails(examples, [e.signals.get(signal) for e in examples])
             print(f"  {signal}: {'-' if a is None else f'{a:.3f}'} ({k} functions)")
 
-    # each pair's (right, wrong) doubt = 1 - chance
-    def doubts(results: dict) -> list[tuple[float, float]]:
-        out = []
-        for r in rows:
-            right, wrong = (chance(Example(r["task_id"], with_derived(results[(r["pair_id"], side)]["values"]), side == "original")) for side in SIDES)
-            out.append((1 - (right if right is not None else 0.5), 1 - (wrong if wrong is not None else 0.5)))
-        return out
-
-    old, new = doubts(before_results), doubts(measured)
+    old, new = doubts
     for name, d in (("before", old), ("again", new)):
         print(f"chance AUROC {name}, 95 % bootstrap interval over the {len(rows)} pairs: {pairs_auroc_interval(d) or '- (fewer than two pairs)'}")
     ci = pairs_auroc_interval(new, against=old)
