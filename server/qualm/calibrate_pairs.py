@@ -108,6 +108,13 @@ CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     ((_E, _S), (_E, _F), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
     ((_E, _F), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
     ((_E,), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_BS,)),
+    # The same with the code's least likely token where a swap was tried (code in the file, which the
+    # model did not write): on the tune pairs alone functional_weighted, swap_gain and max_surprisal
+    # was the best single fit.
+    ((_E, _FW, _S, _MS), (_E, _F), (_FW, _S, _MS), (_FW, _F), (_F, _S, _MS), (_F,), (_E,), (_BS,)),
+    ((_E, _FW, _S), (_E, _F), (_FW, _S, _MS), (_FW, _F), (_F, _S, _MS), (_F,), (_E,), (_BS,)),
+    ((_E, _FW, _S, _BS), (_E, _F), (_FW, _S, _BS), (_FW, _F), (_F, _S, _BS), (_F,), (_E,), (_BS,)),
+    ((_E, _FW, _S, _BS), (_E, _F, _BS), (_FW, _S, _BS), (_FW, _F, _BS), (_F, _S, _BS), (_F, _BS), (_E, _BS), (_BS,)),
 )
 MIN_FIT_FUNCTIONS = 8  # fewer functions with a pattern than this: the next fit of the chain takes them
 SIDES = ("original", "mutant")
