@@ -34,11 +34,10 @@ def main() -> None:
     if model is None:
         raise SystemExit(f"{path}: no chance of passing in this calibration file")
     results = split_results(args.results, None, False)
-    rows = [r for r in read_pairs(ROOT / PAIRS_FILE, args.split) if (r["pair_id"], "original") in results and (r["pair_id"], "mutant") in results]
-    examples = examples_of(rows, results)
+    examples = examples_of(read_pairs(ROOT / PAIRS_FILE, args.split), results)  # the pairs measured in full
     q = holdout_quality(model, examples)
-    doubts = [0.5 if p is None else 1 - p for p in q.chances]  # a missing chance at even odds
-    print(f"{path.name} on {len(rows)} {args.split} pairs ({len(examples)} functions)")
+    doubts = [None if p is None else 1 - p for p in q.chances]  # a pair with a function without a chance is left out, as fit_chance.py does
+    print(f"{path.name} on {len(examples) // 2} {args.split} pairs ({len(examples)} functions)")
     print(f"  chance of passing: AUROC {q.auroc:.3f}, 95 % bootstrap interval over the pairs {pairs_auroc_interval(pair_doubts(examples, doubts))}")
     if q.reliability is not None:
         print(f"  Brier {q.reliability.brier:.3f} · ECE {q.reliability.ece:.3f} (10 bins)")
