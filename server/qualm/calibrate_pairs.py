@@ -92,6 +92,7 @@ CANDIDATE_FEATURES: tuple[tuple[str, ...], ...] = (
 _F, _FW, _S = "functional", "functional_weighted", "swap_gain"
 _BS, _MS = "lexical.all.blended_surprisal", "lexical.all.max_surprisal"
 _E = "examples_failed"
+_DS = "lexical.all.departure_surprisal"
 CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     ((_FW, _S), (_FW,), (_F, _S), (_F,), (_BS,)),
     ((_FW, _S), (_FW, _F), (_F, _S), (_F,), (_BS,)),
@@ -115,6 +116,11 @@ CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     ((_E, _FW, _S), (_E, _F), (_FW, _S, _MS), (_FW, _F), (_F, _S, _MS), (_F,), (_E,), (_BS,)),
     ((_E, _FW, _S, _BS), (_E, _F), (_FW, _S, _BS), (_FW, _F), (_F, _S, _BS), (_F,), (_E,), (_BS,)),
     ((_E, _FW, _S, _BS), (_E, _F, _BS), (_FW, _S, _BS), (_FW, _F, _BS), (_F, _S, _BS), (_F, _BS), (_E, _BS), (_BS,)),
+    # The surprisal only of code that departs from the model (qualm.chance.with_derived): the model's
+    # own code, whose low surprisal told nothing, goes on to the fit without it.
+    ((_E, _FW, _S, _DS), (_E, _FW, _S), (_E, _FW, _F), (_E, _F), (_FW, _S, _DS), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
+    ((_E, _FW, _S), (_E, _FW, _F), (_E, _F), (_FW, _S, _DS), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
+    ((_E, _FW, _S, _DS), (_E, _FW, _S), (_E, _FW, _F, _DS), (_E, _FW, _F), (_E, _F), (_FW, _S, _DS), (_FW, _S), (_FW, _F, _DS), (_FW, _F), (_F, _S, _DS), (_F, _S), (_F,), (_E,), (_BS,)),
 )
 MIN_FIT_FUNCTIONS = 8  # fewer functions with a pattern than this: the next fit of the chain takes them
 SIDES = ("original", "mutant")

@@ -2,6 +2,7 @@
 calibration measures (Brier, ECE), each against hand-computed values."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -103,6 +104,36 @@ def test_rows_measured_before_the_blend_get_it_from_the_two_it_blends():
     # a row that has it keeps its own number; a row without the parts gets none
     assert with_derived({**old, "lexical.all.blended_surprisal": 1.0})["lexical.all.blended_surprisal"] == 1.0
     assert with_derived({"lexical.all.max_probability": 0.75}).get("lexical.all.blended_surprisal") is None
+
+
+def test_the_surprisal_of_code_the_model_would_not_write_is_there_only_past_the_threshold():
+    # p_min = 0.02 → −log 0.02 = 3.912 nats, under DEPARTURE_NATS = 4; p_min = 0.015 → 4.200, over it
+    near = with_derived({"lexical.all.max_probability": 0.98, "lexical.all.mean_surprisal": 0.5})
+    assert near["lexical.all.max_surprisal"] == pytest.approx(3.912, abs=1e-3)
+    assert near["lexical.all.blended_surprisal"] == pytest.approx(3.912 + 1.5, abs=1e-3)
+    assert near["lexical.all.departure_surprisal"] is None
+    far = with_derived({"lexical.all.max_probability": 0.985, "lexical.all.mean_surprisal": 0.5})
+    assert far["lexical.all.departure_surprisal"] == pytest.approx(4.200 + 1.5, abs=1e-3)
+    assert far["lexical.all.departure_surprisal"] == far["lexical.all.blended_surprisal"]
+    # each scope on its own; none without a least likely token
+    both = with_derived({"lexical.all.max_probability": 0.985, "lexical.code.max_probability": 0.5, "lexical.all.blended_surprisal": 7.0, "lexical.code.blended_surprisal": 2.0})
+    assert (both["lexical.all.departure_surprisal"], both["lexical.code.departure_surprisal"]) == (7.0, None)
+    assert with_derived({})["lexical.all.departure_surprisal"] is None
+
+
+def test_the_model_s_own_code_goes_on_to_the_fit_without_the_departure_surprisal():
+    from qualm.engine.assessment import _chance
+
+    with_ds = PassModel(["functional_weighted", "lexical.all.departure_surprisal"], [0.0, 10.0], [1.0, 2.0], [-1.0, -0.5], 0.2, "20 functions", 20)
+    chain = replace(with_ds, fallback=PassModel(["functional_weighted"], [0.0], [1.0], [-1.0], 0.4, "30 functions", 30))
+    cal = Calibration(**{**new_calibration("m", "abc", "test", [], {}).__dict__, "pass_model": chain})
+    edited = {"functional_weighted": 0.5, **with_derived({"lexical.all.max_probability": 0.999, "lexical.all.blended_surprisal": 14.0})}
+    p, note = _chance(cal, edited, "m")
+    assert p == pytest.approx(sigmoid(0.2 - 0.5 - 0.5 * (14.0 - 10.0) / 2.0))
+    own = {"functional_weighted": 0.5, **with_derived({"lexical.all.max_probability": 0.9, "lexical.all.blended_surprisal": 3.0})}
+    p, note = _chance(cal, own, "m")
+    assert p == pytest.approx(sigmoid(0.4 - 0.5))
+    assert "lexical.all.departure_surprisal had no value (every token is one the model gives at least 1.8 %)" in note
 
 
 def test_words_for_a_chance():
