@@ -164,7 +164,7 @@ def fit_inputs(args: argparse.Namespace) -> FitInputs:
         lexical_replaces=args.lexical_replaces or base.lexical_replaces,
         tune_extra=(*base.tune_extra, *(args.tune_extra or [])),
         holdout_extra=(*base.holdout_extra, *(args.holdout_extra or [])),
-        tune_generated=args.tune_generated or base.tune_generated,
+        tune_generated=(*base.tune_generated, *(args.tune_generated or [])),
         tune_generated_extra=(*base.tune_generated_extra, *(args.tune_generated_extra or [])),
     )
 
@@ -179,7 +179,7 @@ def main() -> None:
     ap.add_argument("--lexical-replaces", action="store_true", help="the lexical-only files scored another way (model.score_batch): their lexical signals replace the full runs'")
     ap.add_argument("--tune-extra", type=Path, action="append", help="signals measured later for the same functions (solution_signals.py, swap_signals.py), merged in; may be given more than once")
     ap.add_argument("--holdout-extra", type=Path, action="append")
-    ap.add_argument("--tune-generated", type=Path, default=None, help="the model's greedy code of tune problems with every signal (benchmarks/generated_chance.py): fitted on with the tune pairs")
+    ap.add_argument("--tune-generated", type=Path, action="append", help="the model's greedy code of tune problems with every signal (benchmarks/generated_chance.py; several: each): fitted on with the tune pairs")
     ap.add_argument("--tune-generated-extra", type=Path, action="append", help="signals measured later for that code, by task_id (docstring_examples.py --generated-out)")
     ap.add_argument("--model-key", default=None, help="the shipped calibration file to rewrite (default: the manifest's, else the default model's)")
     ap.add_argument("--write", action="store_true", help="write the model's calibration file")
@@ -203,7 +203,7 @@ def main() -> None:
 
     generated_tune = inputs.generated()
     if generated_tune:
-        print(f"\nthe model's greedy code of tune problems ({os.path.relpath(inputs.tune_generated)}): {len(generated_tune)} functions, {sum(e.passed for e in generated_tune)} pass the official tests")
+        print(f"\nthe model's greedy code of tune problems ({', '.join(os.path.relpath(p) for p in inputs.tune_generated)}): {len(generated_tune)} functions, {sum(e.passed for e in generated_tune)} pass the official tests")
         for name in ("lexical.all.blended_surprisal", *OTHER_SIGNALS):
             auc, n = auroc_fails(generated_tune, [e.signals.get(name) for e in generated_tune])
             print(f"  {name:36} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")

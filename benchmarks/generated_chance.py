@@ -1,7 +1,7 @@
 """The chance of passing on the model's own greedy code of tune problems, against the official tests.
 
     flock /tmp/qualm-model.lock .venv/bin/python benchmarks/generated_chance.py \\
-        --out results/assess-quality/generated-tune.jsonl --stride 5
+        --out results/assess-quality/generated-tune.jsonl --stride 5 [--offset 2]
     .venv/bin/python benchmarks/generated_chance.py --report --out results/assess-quality/generated-tune.jsonl
 
 The pairs are a person's code and one-edit mutants of it; the editor also assesses code the model
@@ -38,10 +38,10 @@ DATA = HERE.parent / PAIRS_FILE
 R = HERE.parent / "results" / "assess-quality"
 
 
-def tune_problems(stride: int):
+def tune_problems(stride: int, offset: int = 0):
     tune = sorted({r["task_id"] for r in read_pairs(DATA, "tune")}, key=lambda t: (t.split("/")[0], int(t.split("/")[1])))
     check_fit_split(tune)
-    chosen = set(tune[::stride])
+    chosen = set(tune[offset::stride])
     problems = datasets.humaneval() + datasets.mbpp(split="calibration")
     return [p for p in problems if p.task_id in chosen]
 
@@ -81,6 +81,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--stride", type=int, default=5)
+    ap.add_argument("--offset", type=int, default=0, help="start at this tune problem (another --offset, other problems)")
     ap.add_argument("--report", action="store_true", help="only the report from --out (no model)")
     ap.add_argument("--model", default=None, help="model path or name (default: the settings' model)")
     args = ap.parse_args()
@@ -93,7 +94,7 @@ def main() -> None:
     done = {json.loads(line)["task_id"] for line in args.out.read_text().splitlines() if line.strip()} if args.out.exists() else set()
     backend = load_model(settings.model)
     with open(args.out, "a") as out:
-        for problem in tune_problems(args.stride):
+        for problem in tune_problems(args.stride, args.offset):
             if problem.task_id in done:
                 continue
             row = measure(backend, settings, problem)

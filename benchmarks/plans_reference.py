@@ -74,8 +74,8 @@ def main() -> None:
     # the model's own greedy code of tune problems and whether it passes: the fit's generated rows,
     # and for the default model the evaluation's
     labels: dict[str, bool] = {}
-    if inputs.tune_generated is not None:
-        for line in inputs.tune_generated.read_text().splitlines():
+    for path in inputs.tune_generated:
+        for line in path.read_text().splitlines():
             row = json.loads(line)
             if row.get("passed") is not None:
                 labels[row["task_id"]] = bool(row["passed"])

@@ -10,7 +10,7 @@ and by the test that refits the shipped chance from it, so they cannot drift apa
     {"model_key": "...", "tune": ["a.jsonl", ...], "holdout": [...],
      "tune_lexical": "...", "holdout_lexical": "...", "lexical_replaces": true,
      "tune_extra": [...], "holdout_extra": [...],
-     "tune_generated": "...", "tune_generated_extra": [...]}
+     "tune_generated": "..." or [...], "tune_generated_extra": [...]}
 
 Paths are relative to the manifest's folder. How the files combine (``split_results``,
 ``with_extra``...) is what ``fit_chance.py`` has always done; it lives here so that the test and
@@ -38,7 +38,7 @@ class FitInputs:
     lexical_replaces: bool = False  # the lexical-only runs' signals replace the full runs'
     tune_extra: tuple[Path, ...] = ()  # signals measured later for the same functions
     holdout_extra: tuple[Path, ...] = ()
-    tune_generated: Path | None = None  # the model's greedy code of tune problems
+    tune_generated: tuple[Path, ...] = ()  # the model's greedy code of tune problems (one file or several)
     tune_generated_extra: tuple[Path, ...] = ()
 
     @classmethod
@@ -54,7 +54,8 @@ class FitInputs:
             return (base / data[key]).resolve() if data.get(key) else None
 
         def many(key: str) -> tuple[Path, ...]:
-            return tuple((base / p).resolve() for p in data.get(key, []))
+            value = data.get(key) or []
+            return tuple((base / p).resolve() for p in ([value] if isinstance(value, str) else value))
 
         inputs = cls(
             model_key=data.get("model_key"),
@@ -65,7 +66,7 @@ class FitInputs:
             lexical_replaces=bool(data.get("lexical_replaces", False)),
             tune_extra=many("tune_extra"),
             holdout_extra=many("holdout_extra"),
-            tune_generated=one("tune_generated"),
+            tune_generated=many("tune_generated"),
             tune_generated_extra=many("tune_generated_extra"),
         )
         missing = [str(p) for p in inputs.files() if not p.exists()]
@@ -76,8 +77,8 @@ class FitInputs:
         return inputs
 
     def files(self) -> list[Path]:
-        singles = [self.tune_lexical, self.holdout_lexical, self.tune_generated]
-        return [*self.tune, *self.holdout, *self.tune_extra, *self.holdout_extra, *self.tune_generated_extra, *(p for p in singles if p is not None)]
+        singles = [self.tune_lexical, self.holdout_lexical]
+        return [*self.tune, *self.holdout, *self.tune_extra, *self.holdout_extra, *self.tune_generated, *self.tune_generated_extra, *(p for p in singles if p is not None)]
 
     def tune_pairs(self, pairs_file: Path) -> list[Example]:
         """Both functions of every tune pair the files measure fully."""
@@ -90,9 +91,8 @@ class FitInputs:
 
     def generated(self) -> list[Example]:
         """The model's greedy code of tune problems, with its later signals (none: no file)."""
-        if self.tune_generated is None:
-            return []
-        return with_generated_extra(read_generated(self.tune_generated), self.tune_generated_extra)
+        rows = [e for path in self.tune_generated for e in read_generated(path)]
+        return with_generated_extra(rows, self.tune_generated_extra) if rows else []
 
 
 def with_lexical(results: dict, lexical_path: Path | None, replace: bool = False) -> dict:

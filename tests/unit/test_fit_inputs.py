@@ -57,3 +57,22 @@ def test_a_missing_file_or_an_unknown_key_is_named(tmp_path):
     path.write_text(json.dumps({"holdout": ["a.jsonl"]}))
     with pytest.raises(ValueError, match="no tune file"):
         FitInputs.read(path)
+
+
+def test_the_greedy_code_may_come_in_one_file_or_several(tmp_path):
+    def row(task_id: str, passed: bool) -> str:
+        return json.dumps({"task_id": task_id, "passed": passed, "values": {"functional": 0.0 if passed else 1.0}}) + "\n"
+
+    (tmp_path / "a.jsonl").write_text("")
+    (tmp_path / "g1.jsonl").write_text(row("MBPP/512", True))
+    (tmp_path / "g2.jsonl").write_text(row("MBPP/514", False) + row("HumanEval/3", True))
+    (tmp_path / "ex.jsonl").write_text(json.dumps({"task_id": "MBPP/514", "values": {"examples_failed": 1.0}}) + "\n")
+    path = tmp_path / "fit-inputs.json"
+    path.write_text(json.dumps({"tune": ["a.jsonl"], "tune_generated": "g1.jsonl"}))
+    assert [e.task_id for e in FitInputs.read(path).generated()] == ["MBPP/512"]
+    path.write_text(json.dumps({"tune": ["a.jsonl"], "tune_generated": ["g1.jsonl", "g2.jsonl"], "tune_generated_extra": ["ex.jsonl"]}))
+    got = FitInputs.read(path).generated()
+    assert [(e.task_id, e.passed, e.signals.get("examples_failed")) for e in got] == [("MBPP/512", True, None), ("MBPP/514", False, 1.0), ("HumanEval/3", True, None)]
+    path.write_text(json.dumps({"tune": ["a.jsonl"], "tune_generated": ["g1.jsonl", "gone.jsonl"]}))
+    with pytest.raises(FileNotFoundError, match="gone.jsonl"):
+        FitInputs.read(path)
