@@ -91,8 +91,7 @@ class FitInputs:
 
     def generated(self) -> list[Example]:
         """The model's greedy code of tune problems, with its later signals (none: no file)."""
-        rows = [e for path in self.tune_generated for e in read_generated(path)]
-        return with_generated_extra(rows, self.tune_generated_extra) if rows else []
+        return with_generated_extra([e for path in self.tune_generated for e in read_generated(path)], self.tune_generated_extra)
 
 
 def with_lexical(results: dict, lexical_path: Path | None, replace: bool = False) -> dict:
