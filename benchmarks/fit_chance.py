@@ -34,17 +34,23 @@ import re
 from dataclasses import replace
 from pathlib import Path
 
+from generated_chance import greedy_function
+
 from qualm.calibrate_pairs import CANDIDATE_FEATURES, PAIRS_FILE, auroc_fails, choose_chain, choose_features, describe_split, pair_doubts, pairs_auroc_interval, pairs_calibration
 from qualm.chance import LEXICAL_SIGNALS, PassModel, signals_of
 from qualm.chance_fit import Example, reliability
 from qualm.ensemble import SHIPPED_DIR, Calibration
+from qualm.evaluation import datasets
 from qualm.fit_inputs import FitInputs
+from qualm.lang import PYTHON, SourceError
 from qualm.model.files import DEFAULT_MODEL
 from qualm.settings import Settings
 from qualm.signals.agreement import ProbeOutcome, weighted_functional
+from qualm.signals.examples import check_examples
 from qualm.signals.functional import calling_only, parse_tests
 from qualm.signals.lexical import lexical_report
 from qualm.trace import Trace
+from qualm_sandbox import SandboxConfig
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / PAIRS_FILE
@@ -89,9 +95,14 @@ def generated(model: PassModel, folder: Path, settings: Settings) -> None:
     against the official labels, from the evaluation's cache (no model run): the lexical signals
     from the greedy trace (every generated token, not only the body, unlike an assessment), the
     functional axis from the cached self-test runs with the editor's rule (asserts that never call
-    the function dropped); the candidate plan was never made there, so it takes its mean."""
+    the function dropped); the docstring's example (MBPP's prompt states one as an ``assert``: the
+    first official test) run on the code in the sandbox, as the editor runs it; the candidate plan
+    was never made there, so it takes its mean. The chance is also given without the example, as
+    for a docstring that states none."""
 
-    examples, chances, entropy, func_paper = [], [], [], []
+    problems = {p.task_id: p for p in datasets.mbpp(split="test")}
+    config = SandboxConfig(timeout=settings.functional.timeout, mode=settings.functional.sandbox_mode)
+    examples, chances, without, entropy, func_paper = [], [], [], [], []
     for problem in sorted(folder.iterdir()):
         try:
             greedy = json.loads((problem / "greedy.json").read_text())
@@ -122,9 +133,18 @@ def generated(model: PassModel, folder: Path, settings: Settings) -> None:
             except (OSError, ValueError, KeyError):
                 sample_rows = []
             weighted = weighted_functional(_verdicts(ran, outcome), [_verdicts(ran, r) for r in sample_rows]).uncertainty
-        signals = signals_of(lexical, None, None, func, weighted, None)
+        failed = None
+        if settings.functional.docstring_examples and task_id in problems:
+            problem = problems[task_id]
+            try:
+                fn = greedy_function(trace.text, problem)
+                failed = check_examples(fn.program, PYTHON.docstring(fn.source, problem.entry_point), problem.entry_point, config).failed
+            except SourceError:
+                pass  # no such function in the code: nothing to run the example on
+        signals = signals_of(lexical, None, None, func, weighted, None, examples_failed=failed)
         examples.append(Example(task_id, signals, bool(label.get("passed"))))
         chances.append(model.probability(signals))
+        without.append(model.probability({**signals, "examples_failed": None}))
         entropy.append(lexical.all.top_k_entropy)
         func_paper.append(runs.get("greedy", {}).get("uncertainty"))
     if not examples:
@@ -132,13 +152,14 @@ def generated(model: PassModel, folder: Path, settings: Settings) -> None:
         return
     passing = sum(e.passed for e in examples)
     print(f"\nthe model's greedy solutions of MBPP 11-510 (the evaluation's test split, never tuned on): {len(examples)} problems, {passing} pass the official tests")
-    for name, doubt in (("Top-5 entropy (the paper's lexical)", entropy), ("functional, the paper's count", func_paper), (f"lexical.all.{settings.lexical.assess_signal}", [e.signals.get(f"lexical.all.{settings.lexical.assess_signal}") for e in examples]), ("functional, calling asserts only", [e.signals.get("functional") for e in examples]), ("functional_weighted (the 10 samples as solutions)", [e.signals.get("functional_weighted") for e in examples])):
+    for name, doubt in (("Top-5 entropy (the paper's lexical)", entropy), ("functional, the paper's count", func_paper), (f"lexical.all.{settings.lexical.assess_signal}", [e.signals.get(f"lexical.all.{settings.lexical.assess_signal}") for e in examples]), ("functional, calling asserts only", [e.signals.get("functional") for e in examples]), ("functional_weighted (the 10 samples as solutions)", [e.signals.get("functional_weighted") for e in examples]), ("examples_failed (the docstring's assert)", [e.signals.get("examples_failed") for e in examples])):
         auc, n = auroc_fails(examples, doubt)
         print(f"  {name:40} AUROC {auc:.3f} ({n} problems)")
-    auc, n = auroc_fails(examples, [None if p is None else 1 - p for p in chances])
-    present = [(p, e.passed) for p, e in zip(chances, examples) if p is not None]
-    rel = reliability([p for p, _ in present], [y for _, y in present])
-    print(f"  {'headline: 1 - chance of passing':40} AUROC {auc:.3f} ({n} problems); Brier {rel.brier:.4f}, ECE {rel.ece:.4f}; mean chance {sum(p for p, _ in present) / len(present):.3f} against {passing / len(examples):.3f} passing")
+    for name, given in (("headline: 1 - chance of passing", chances), ("  the same without the docstring's example", without)):
+        auc, n = auroc_fails(examples, [None if p is None else 1 - p for p in given])
+        present = [(p, e.passed) for p, e in zip(given, examples) if p is not None]
+        rel = reliability([p for p, _ in present], [y for _, y in present])
+        print(f"  {name:40} AUROC {auc:.3f} ({n} problems); Brier {rel.brier:.4f}, ECE {rel.ece:.4f}; mean chance {sum(p for p, _ in present) / len(present):.3f} against {passing / len(examples):.3f} passing")
 
 
 def _entry_point(tests: list[str]) -> str | None:
@@ -247,6 +268,13 @@ def main() -> None:
             kind = [(e, p) for e, p in zip(holdout, quality.chances) if e.task_id.startswith(data_set + "/")]
             sub, n = auroc_fails([e for e, _ in kind], [None if p is None else 1 - p for _, p in kind])
             print(f"  {'  of it, ' + data_set + ' functions':40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
+        # The docstring's example decides most pairs (a mutant that fails it gets a chance near 0; on
+        # MBPP it is the first of the official tests): the headline where it does not.
+        undecided = {w.task_id for w in holdout[1::2] if not w.signals.get("examples_failed")}
+        kind = [(e, p) for e, p in zip(holdout, quality.chances) if e.task_id in undecided]
+        sub, n = auroc_fails([e for e, _ in kind], [None if p is None else 1 - p for _, p in kind])
+        label = "  of it, pairs whose wrong function fails no example of its docstring"
+        print(f"  {label:40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
         # which fit of the chain gave each function's chance
         for link in model.chain():
             served = [model.used_for(e.signals) is link for e in holdout]

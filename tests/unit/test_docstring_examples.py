@@ -62,6 +62,30 @@ def test_example_lines_in_the_usual_forms():
     assert {e.form for e in found} == {"line"}
 
 
+ASSERTS = """Write a python function to find minimum sum of factors of a given number.
+Your code should pass this test:
+assert find_Min_Sum(12) == 7
+    assert 3 == find_Min_Sum(5), "a message"
+assert find_Min_Sum(n) == 7
+assert set(find_Min_Sum(1)) == {1}
+assert find_Min_Sum(2)
+assert find_Min_Sum(2) != 3
+assert find_Min_Sum(4) == 4 == 4
+assert find_Min_Sum(12) == 7
+assert other(1) == 1
+assert find_Min_Sum(8) == (6
+"""
+
+
+def test_assert_lines_as_mbpp_states_its_example():
+    found = docstring_examples(ASSERTS, "find_Min_Sum")
+    # `n` names no value; set(...) is not a call of the function; a bare call, `!=` and a chained
+    # comparison state no value; the repeat of line 3 counts once; another function's assert and an
+    # unclosed line are skipped
+    assert [(e.call, e.expected, e.form, e.line) for e in found] == [("find_Min_Sum(12)", "7", "assert", 3), ("find_Min_Sum(5)", "3", "assert", 4)]
+    assert found[1].test == "assert (find_Min_Sum(5)) == (3)"
+
+
 def test_a_keyword_argument_and_an_equals_sign_in_a_string():
     found = docstring_examples("f(x=1) == 2\nf('a=b') -> 'b'\nf(**{'x': 1}) == 2", "f")
     assert [(e.call, e.expected) for e in found] == [("f(x=1)", "2"), ("f('a=b')", "'b'")]
