@@ -56,3 +56,15 @@ def test_no_example_no_signal():
 def test_one_example_in_words():
     result = _check(TEXT.replace("    choose_num(13, 12) = -1\n", "").replace("return y - 1 if", "return y - 2 if"))
     assert result.failed == 1.0 and result.note == "fails the docstring's example"
+
+
+def test_an_assert_line_as_mbpp_states_its_example():
+    # MBPP's task, as the evaluation and the pairs put it in the docstring
+    text = TEXT.replace(
+        "    >>> choose_num(12, 15)\n    14\n    choose_num(13, 12) = -1\n",
+        "    Your code should pass this test:\n    assert choose_num(12, 15) == 14\n",
+    )
+    right = _check(text)
+    assert [(o.example.form, o.status) for o in right.outcomes] == [("assert", "passed")]
+    wrong = _check(text.replace("return y - 1 if", "return y - 2 if"))
+    assert wrong.failed == 1.0 and wrong.note == "fails the docstring's example"
