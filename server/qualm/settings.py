@@ -151,7 +151,7 @@ class FunctionalSettings:
     swap_positions: int = 2
     swap_alternatives: int = 1
     swap_floor: float = 0.05
-    # The docstring's own examples (doctest `>>>` lines, `f(1) == 2` lines) run as tests
+    # The docstring's own examples (doctest `>>>` lines, `f(1) == 2` and `assert f(1) == 2` lines) run as tests
     # (qualm.signals.examples): shown in the hover, and where the docstring has one, the chance of
     # passing rests on them first. False: not run.
     docstring_examples: bool = True
