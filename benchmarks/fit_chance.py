@@ -264,17 +264,15 @@ def main() -> None:
         print(f"  {'headline: 1 - chance of passing':40} {auc:11.3f} {len(present):9d}")
         ci = pairs_auroc_interval(pair_doubts(holdout, [None if p is None else 1 - p for p in quality.chances]))
         print(f"  {'  95 % bootstrap interval over the pairs':40} {ci or '- (fewer than two pairs)'}")
-        for data_set in ("HumanEval", "MBPP"):
-            kind = [(e, p) for e, p in zip(holdout, quality.chances) if e.task_id.startswith(data_set + "/")]
-            sub, n = auroc_fails([e for e, _ in kind], [None if p is None else 1 - p for _, p in kind])
-            print(f"  {'  of it, ' + data_set + ' functions':40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
         # The docstring's example decides most pairs (a mutant that fails it gets a chance near 0; on
-        # MBPP it is the first of the official tests): the headline where it does not.
+        # MBPP it is the first of the official tests): the headline also where it does not.
         undecided = {w.task_id for w in holdout[1::2] if not w.signals.get("examples_failed")}
-        kind = [(e, p) for e, p in zip(holdout, quality.chances) if e.task_id in undecided]
-        sub, n = auroc_fails([e for e, _ in kind], [None if p is None else 1 - p for _, p in kind])
-        label = "  of it, pairs whose wrong function fails no example of its docstring"
-        print(f"  {label:40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
+        subsets = [(f"{data_set} functions", lambda e, d=data_set: e.task_id.startswith(d + "/")) for data_set in ("HumanEval", "MBPP")]
+        subsets.append(("pairs whose wrong function fails no example of its docstring", lambda e: e.task_id in undecided))
+        for label, member in subsets:
+            kind = [(e, p) for e, p in zip(holdout, quality.chances) if member(e)]
+            sub, n = auroc_fails([e for e, _ in kind], [None if p is None else 1 - p for _, p in kind])
+            print(f"  {'  of it, ' + label:40} {sub if sub is not None else float('nan'):11.3f} {n:9d}")
         # which fit of the chain gave each function's chance
         for link in model.chain():
             served = [model.used_for(e.signals) is link for e in holdout]
