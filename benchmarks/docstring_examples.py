@@ -37,13 +37,14 @@ def _row(pair_id: str, side: str, result) -> dict:
     return {"pair_id": pair_id, "side": side, "axes": "examples", "values": {"examples_failed": result.failed}, "detail": {"examples": [[o.example.call, o.example.expected, o.example.form, o.status] for o in result.outcomes]}}
 
 
-def _generated(path: Path, out_path: Path | None, config: SandboxConfig) -> None:
-    """``examples_failed`` of the model's greedy code of tune problems (``generated_chance.py``'s rows),
-    found as that benchmark finds it; printed, and kept in ``out_path`` (rows with ``task_id``)."""
+def _generated(paths: list[Path], out_path: Path | None, config: SandboxConfig) -> None:
+    """``examples_failed`` of the model's greedy code of tune problems (``generated_chance.py``'s rows,
+    one file or several), found as that benchmark finds it; printed, and kept in ``out_path`` (rows
+    with ``task_id``, every file's in one)."""
     entry = {p.task_id: p for p in datasets.humaneval() + datasets.mbpp(split="calibration")}
     found: list[Example] = []
     rows = []
-    for line in path.read_text().splitlines():
+    for line in (line for path in paths for line in path.read_text().splitlines()):
         row = json.loads(line)
         problem = entry[row["task_id"]]
         try:
@@ -55,7 +56,7 @@ def _generated(path: Path, out_path: Path | None, config: SandboxConfig) -> None
         if result.outcomes:
             found.append(Example(row["task_id"], {"examples_failed": result.failed}, bool(row["passed"])))
     auc, n = auroc_fails(found, [e.signals["examples_failed"] for e in found])
-    print(f"the model's code ({path.name}): {len(found)} of {len(rows)} functions have an example; examples_failed AUROC {auc if auc is None else round(auc, 3)} over them")
+    print(f"the model's code ({', '.join(path.name for path in paths)}): {len(found)} of {len(rows)} functions have an example; examples_failed AUROC {auc if auc is None else round(auc, 3)} over them")
     if out_path is not None:
         out_path.write_text("".join(json.dumps(r) + "\n" for r in rows))
 
@@ -64,7 +65,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
     ap.add_argument("--out", type=Path, default=None)
-    ap.add_argument("--generated", type=Path, default=None, help="generated_chance.py's rows: the signal on the model's own code of tune problems too")
+    ap.add_argument("--generated", type=Path, action="append", help="generated_chance.py's rows: the signal on the model's own code of tune problems too; may be given more than once (one --generated-out for all)")
     ap.add_argument("--generated-out", type=Path, default=None)
     args = ap.parse_args()
     config = SandboxConfig(timeout=4.0, memory_mb=512)
