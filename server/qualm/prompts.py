@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 CODE_FENCE = "```"
 
@@ -93,6 +94,34 @@ class ChatPrompt:
     name: str = "custom"
     # Where the answer is complete in its format (qualm.answer_ends); decoding stops there. Records
     # after that point are cut, so a prompt with a rule is not one whose tokens are streamed.
+    ends: Callable[[str], int | None] | None = None
+    ending: Any = None  # a text_stream.Ending (see InfillPrompt); None for the paper's prompts
+
+
+@dataclass(frozen=True)
+class ContextChunk:
+    """Code from elsewhere that a fill-in-the-middle prompt shows before the file: another open
+    document, or a region edited lately. ``filename`` is how the model is told where it is from."""
+
+    filename: str
+    text: str
+
+
+@dataclass(frozen=True)
+class InfillPrompt:
+    """A fill-in-the-middle prompt: the model writes what goes between ``prefix`` and ``suffix``.
+
+    Backends render it with the model's own FIM tokens (``qualm.model.fim``): ``extra`` chunks in
+    the repository pattern where the model has one, then prefix, suffix and the middle marker.
+    ``ending`` (``qualm.engine.completion_end``) decides where the middle stops."""
+
+    prefix: str
+    suffix: str
+    extra: tuple[ContextChunk, ...] = ()
+    filename: str = ""  # the document's name as the model sees it (repository pattern)
+    ending: Any = None  # a text_stream.Ending; Any here so prompts import nothing of the model layer
+    name: str = "infill"
+    stop: tuple[str, ...] = ()
     ends: Callable[[str], int | None] | None = None
 
 

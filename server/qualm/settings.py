@@ -63,6 +63,10 @@ class ModelSettings:
     entropy_estimate: str = "geometric"  # the point estimate from the top N (qualm.entropy_bounds)
     vocab_size: int | None = None  # where the server does not say; None: the probe's or 151,936
     chat_template: str | None = None  # a Jinja file where the server does not give its template
+    # The served model's fill-in-the-middle markers for /v1/completions (qualm.model.fim.FORMATS):
+    # "auto" asks the server's tokenizer where it can, else goes by the model's name; "none": no
+    # FIM (completions use the chat prompt). llama.cpp's server builds FIM prompts itself (/infill).
+    fim_format: str = "auto"
 
     def threads(self) -> int:
         return self.n_threads if self.n_threads and self.n_threads > 0 else default_threads()
@@ -195,6 +199,19 @@ class EditorSettings:
     highlight_level: str = "medium"
     max_diagnostics: int = 50  # per document, the most uncertain first
     completion_max_tokens: int = 128
+    # Completions (docs/completion.md): "auto" writes from a fill-in-the-middle prompt where the
+    # model has FIM tokens, else from the paper's code prompt; "fim" or "chat" chooses one.
+    completion_prompt: str = "auto"
+    # The FIM prompt's windows, in the model's tokens: the code before the cursor, after it, and
+    # chunks of other open documents and lately edited regions. Sized for a 2-core CPU's first token
+    # (benchmarks/completion_latency.py); a GPU can take more.
+    completion_prefix_tokens: int = 512
+    completion_suffix_tokens: int = 128
+    completion_context_tokens: int = 256
+    # Cut the ghost text before its first very uncertain token (entropy at or above the "high"
+    # threshold), so that Tab takes only what the model was sure of. Off: the infilling benchmark
+    # (results/infilling) decides whether it helps.
+    completion_doubt_cut: bool = False
     # What the code lens and the hover lead with: the calibrated chance of passing, or the paper's ensemble.
     headline: str = "chance"
     # Which doubt colours code the model did not write (scored): "surprisal", the model would not
@@ -290,6 +307,9 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "ensemble.weights.functional": (0, None),
     "editor.max_diagnostics": (0, None),
     "editor.completion_max_tokens": (1, None),
+    "editor.completion_prefix_tokens": (16, None),
+    "editor.completion_suffix_tokens": (0, None),
+    "editor.completion_context_tokens": (0, None),
     "check.min_chance": (0, 1),
     "check.max_score": (0, None),
     "editor.alternative_floor": (0.0, 1.0),
@@ -299,6 +319,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "model.cpu_extra_buffers": ("auto", "on", "off"),
     "model.engine": ("auto", "llama.cpp", "llama-cpp-python", "vllm", "sglang", "openai"),
     "model.entropy_estimate": ("geometric", "lower", "midpoint"),
+    "model.fim_format": ("auto", "qwen", "starcoder", "codellama", "deepseek", "none"),
     "functional.sandbox_mode": ("auto", "bubblewrap", "limits"),
     "editor.diagnostic_level": ("low", "medium", "high"),
     "editor.highlight_level": ("low", "medium", "high"),
@@ -306,6 +327,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     # the lexical scores in nats (qualm.check.gate), so that one threshold, check.max_score, reads the same
     "check.score": ("max_surprisal", "top_k_surprisal", "mean_surprisal", "top_k_unexpected", "blended_surprisal", "top_k_entropy", "max_entropy", "mean_entropy"),
     "editor.scored_doubt": ("surprisal", "entropy", "either"),
+    "editor.completion_prompt": ("auto", "fim", "chat"),
     "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal", "top_k_unexpected", "blended_surprisal"),
 }
 

@@ -1,16 +1,29 @@
 """A completion at a cursor: the model continues the document there, and every token it writes is
-placed where it will stand in the document once inserted."""
+placed where it will stand in the document once inserted.
+
+A model with fill-in-the-middle tokens sees the code before and after the cursor and context from
+other documents (``qualm.engine.infill``), and stops where the rules of
+``qualm.engine.completion_end`` say; a model without them gets the paper's code prompt for the
+enclosing function (``lang.*.completion``). The completion carries its own doubt: the largest and
+the Top-K entropy of its tokens and their least probability (docs/completion.md).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import PurePosixPath
 
-from ..model import CancelToken, GenerationOptions, ModelBackend
+from ..levels import Level, level_of
+from ..model import CancelToken, GenerationOptions, ModelBackend, ModelRuntimeError
+from ..prompts import ContextChunk
 from ..settings import Settings
 from ..trace import Trace
 from .document import Document
+from .infill import InfillBudget, infill_context
 from .placement import CompletionPlacement, PlacedToken, accepted_tokens
+
+PromptKind = str  # "fim" | "chat"
 
 
 @dataclass(frozen=True)
@@ -24,14 +37,39 @@ class CompletionOptions:
 
 
 @dataclass(frozen=True)
+class CompletionDoubt:
+    """How sure the model was of a completion's tokens (those with more than white space)."""
+
+    max_entropy: float  # nats
+    top_k_entropy: float  # mean of the K largest entropies (lexical.top_k)
+    min_prob: float
+    level: Level  # of the largest entropy, by lexical.level_thresholds
+    tokens: int
+
+    @classmethod
+    def of(cls, tokens: Sequence[PlacedToken], k: int, thresholds: tuple[float, float, float]) -> CompletionDoubt | None:
+        kept = [t for t in tokens if t.text.strip()]
+        if not kept:
+            return None
+        entropies = sorted((t.entropy for t in kept), reverse=True)
+        top = entropies[: max(1, k)]
+        return cls(entropies[0], sum(top) / len(top), min(t.prob for t in kept), level_of(entropies[0], thresholds), len(kept))
+
+
+@dataclass(frozen=True)
 class Completion:
     offset: int  # where the text goes in the document
     text: str  # what is inserted there
     tokens: tuple[PlacedToken, ...]  # document offsets as if inserted at ``offset``
     function: str | None  # the enclosing function, if any
-    stop_reason: str
+    stop_reason: str  # the trace's, or "doubt": cut before the first very uncertain token
     model: str
     seconds: float
+    prompt_kind: PromptKind = "chat"
+    doubt: CompletionDoubt | None = None
+    first_token_seconds: float | None = None
+    prompt_tokens: int = 0
+    reused_prompt_tokens: int = 0
 
     @classmethod
     def of(cls, offset: int, tokens: tuple[PlacedToken, ...], function: str | None, trace: Trace, seconds: float) -> Completion:
@@ -46,7 +84,7 @@ class Completion:
         return accepted_tokens(self.tokens, inserted_at, self.offset, accepted_text, document)
 
 
-def generation_options(settings: Settings, options: CompletionOptions) -> GenerationOptions:
+def generation_options(settings: Settings, options: CompletionOptions, reuse_cache: bool = False) -> GenerationOptions:
     cap = min(settings.editor.completion_max_tokens, settings.generation.max_tokens)
     wanted = options.max_tokens if options.max_tokens is not None else cap
     return GenerationOptions(
@@ -55,20 +93,82 @@ def generation_options(settings: Settings, options: CompletionOptions) -> Genera
         top_p=options.top_p,
         seed=settings.generation.seed if options.seed is None else options.seed,
         top_alternatives=settings.generation.top_alternatives,
+        reuse_cache=reuse_cache,
     )
+
+
+def prompt_kind(backend: ModelBackend, settings: Settings) -> PromptKind:
+    """Which prompt a completion gets (``editor.completion_prompt``): FIM where the model has the
+    tokens and the setting allows it."""
+    wanted = settings.editor.completion_prompt
+    if wanted == "chat":
+        return "chat"
+    if backend.info.capabilities.infill:
+        return "fim"
+    if wanted == "fim":
+        raise ModelRuntimeError(f"qualm.editor.completion_prompt is 'fim' but {backend.info.name} has no fill-in-the-middle tokens: set it to 'auto' or 'chat'")
+    return "chat"
+
+
+def display_name(name: str) -> str:
+    """A document's name as the FIM prompt's repository pattern shows it (its last two parts)."""
+    path = name.removeprefix("file://")
+    parts = PurePosixPath(path).parts
+    return "/".join(parts[-2:]) if parts else path
 
 
 def complete(
     backend: ModelBackend, document: Document, offset: int, settings: Settings, options: CompletionOptions | None = None,
     on_token: Callable[[PlacedToken], None] | None = None, cancel: CancelToken | None = None,
+    context: Sequence[ContextChunk] = (), kind: PromptKind | None = None,
 ) -> Completion:
     """Continue ``document`` at ``offset``; ``on_token`` gets each token already placed (on the
-    calling thread, as soon as the model has written it)."""
-    ctx = document.language.completion_context(document.text, offset)
+    calling thread, as soon as the model has written it). ``context``: chunks of other documents
+    for a FIM prompt, the most wanted first. ``kind`` forces the prompt (the benchmarks compare them)."""
+    options = options or CompletionOptions()
+    kind = kind or prompt_kind(backend, settings)
+    chat = document.language.completion_context(document.text, offset)
     thresholds = settings.lexical.level_thresholds
-    stream = CompletionPlacement(offset, ctx.heal, ctx.indent, thresholds)
-    callback = (lambda rec: on_token(stream.place(rec))) if on_token is not None else None
-    trace = backend.generate(ctx.prompt, generation_options(settings, options or CompletionOptions()), on_token=callback, cancel=cancel)
-    final = CompletionPlacement(offset, ctx.heal, ctx.indent, thresholds)
-    tokens = tuple(final.place(rec) for rec in trace.tokens)
-    return Completion.of(offset, tokens, ctx.function, trace, trace.seconds)
+    e = settings.editor
+    if kind == "fim":
+        budget = InfillBudget(e.completion_prefix_tokens, e.completion_suffix_tokens, e.completion_context_tokens)
+        fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context)
+        prompt, heal, indent = fim.prompt, fim.heal, ""
+    else:
+        prompt, heal, indent = chat.prompt, chat.heal, chat.indent
+    cut_at: float | None = thresholds[2] if e.completion_doubt_cut else None
+    inner = CancelToken(cancel)
+    doubted: list[int] = []  # index of the first very uncertain token, once seen
+    stream = CompletionPlacement(offset, heal, indent, thresholds)
+
+    def on_record(rec) -> None:
+        placed = stream.place(rec)
+        if doubted:
+            return
+        if cut_at is not None and placed.text.strip() and rec.entropy >= cut_at:
+            doubted.append(rec.index)
+            inner.cancel()  # the rest would not be shown: stop writing it
+            return
+        if on_token is not None:
+            on_token(placed)
+
+    trace = backend.generate(prompt, generation_options(settings, options, reuse_cache=kind == "fim"), on_token=on_record, cancel=inner)
+    final = CompletionPlacement(offset, heal, indent, thresholds)
+    records = trace.tokens if not doubted else trace.tokens[: doubted[0]]
+    tokens = tuple(final.place(rec) for rec in records)
+    stop = "doubt" if doubted and not (cancel is not None and cancel.cancelled) else trace.stop_reason
+    text = "".join(t.text for t in tokens)
+    return Completion(
+        offset,
+        text,
+        tokens,
+        chat.function,
+        stop,
+        trace.model,
+        trace.seconds,
+        prompt_kind=kind,
+        doubt=CompletionDoubt.of(tokens, settings.lexical.top_k, thresholds),
+        first_token_seconds=trace.extra.get("first_token_seconds"),
+        prompt_tokens=trace.prompt_tokens,
+        reused_prompt_tokens=int(trace.extra.get("reused_prompt_tokens", 0)),
+    )

@@ -37,6 +37,7 @@ from .worker import ModelWorker
 log = logging.getLogger("qualm.lsp")
 
 RECENT_COMPLETIONS = 4  # per document: qualm/accepted names one of these by its text
+RECENT_EDITS = 4  # per document: edited regions that completions elsewhere are shown
 
 
 @dataclass
@@ -58,6 +59,18 @@ class DocumentState:
     # document will have once it is taken: when the document becomes that text (the user took the
     # edit, however the client reports the change), the rewrite's tokens become marks.
     pending: tuple[Regeneration, str] | None = None
+    # Line ranges edited lately (0-based, the latest last) and when: what other documents'
+    # completions are shown of this one (qualm.engine.context_chunks).
+    edited: deque[tuple[int, int]] = field(default_factory=lambda: deque(maxlen=RECENT_EDITS))
+    last_edit: float = 0.0
+
+    def note_edit(self, first: int, last: int) -> None:
+        """An edit of lines ``first``..``last``: merged with the latest when they touch."""
+        if self.edited and self.edited[-1][0] - 1 <= last and first <= self.edited[-1][1] + 1:
+            a, b = self.edited.pop()
+            first, last = min(a, first), max(b, last)
+        self.edited.append((first, last))
+        self.last_edit = time.monotonic()
 
     def offer(self, rewrite: Regeneration) -> None:
         self.pending = (rewrite, self.text[: rewrite.start] + rewrite.text + self.text[rewrite.end :])

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..prompts import ChatPrompt
+from ..prompts import ChatPrompt, InfillPrompt
 from ..trace import TokenRecord, Trace
 from .identity import ModelIdentity
 from .text_stream import TextStream
@@ -70,6 +70,8 @@ class Capabilities:
     gpu: bool  # layers run on a GPU (or the server behind it does)
     max_alternatives: int  # most alternatives a token record can carry
     remote: bool = False  # the model runs on an inference server (``gpu`` then unknown here)
+    # generate() takes an InfillPrompt: the model has fill-in-the-middle tokens (qualm.model.fim)
+    infill: bool = False
 
     def describe(self) -> str:
         words = [
@@ -78,6 +80,8 @@ class Capabilities:
             "parallel samples" if self.parallel_sequences else "samples one at a time",
             "on a server" if self.remote else "GPU" if self.gpu else "CPU",
         ]
+        if self.infill:
+            words.insert(3, "fill-in-the-middle")
         return ", ".join(words)
 
 
@@ -110,18 +114,24 @@ class ModelBackend(Protocol):
     @property
     def info(self) -> ModelInfo: ...
 
-    def render_prompt(self, prompt: ChatPrompt) -> str:
-        """The exact text the model sees: chat template applied, assistant reply started."""
+    def render_prompt(self, prompt: ChatPrompt | InfillPrompt) -> str:
+        """The exact text the model sees: chat template applied, assistant reply started; for an
+        infill prompt, its parts between the model's FIM markers."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """How many tokens ``text`` is for this model (an estimate where the tokenizer is remote)."""
         ...
 
     def generate(
         self,
-        prompt: ChatPrompt,
+        prompt: ChatPrompt | InfillPrompt,
         options: GenerationOptions,
         on_token: OnToken | None = None,
         cancel: CancelToken | None = None,
     ) -> Trace:
-        """Continue the prompt; ``on_token`` receives each final record as soon as it is certain."""
+        """Continue the prompt (an InfillPrompt only where ``capabilities.infill``); ``on_token``
+        receives each final record as soon as it is certain."""
         ...
 
     def generate_batch(

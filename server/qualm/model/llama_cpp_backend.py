@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from ..entropy import EntropyMeter, sample_top_p
-from ..prompts import ChatPrompt
+from ..prompts import ChatPrompt, InfillPrompt
 from ..settings import ModelSettings
 from ..trace import Alternative, Trace
+from . import fim
 from .backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken, generated_trace
 from .files import ModelFileError, resolve_model_path
 from .identity import gguf_identity
@@ -133,6 +134,9 @@ class LlamaCppBackend:
         self._pieces: dict[int, bytes] = {}
         self._add_bos = bool(lc.llama_vocab_get_add_bos(self._vocab))
         self._chat_template = self._meta("tokenizer.chat_template") or ""
+        self._fim = fim.FimTokenIds(
+            *(int(f(self._vocab)) for f in (lc.llama_vocab_fim_pre, lc.llama_vocab_fim_suf, lc.llama_vocab_fim_mid, lc.llama_vocab_fim_rep, lc.llama_vocab_fim_sep))
+        )
         name = display_name or self._meta("general.name") or path.stem
         gpu_layers = settings.n_gpu_layers
         self._info = ModelInfo(
@@ -145,6 +149,7 @@ class LlamaCppBackend:
                 parallel_sequences=True,
                 gpu=gpu_layers != 0 and bool(lc.llama_supports_gpu_offload()),
                 max_alternatives=20,
+                infill=self._fim.usable,
             ),
             context_length=self._n_ctx,
             vocab_size=self.n_vocab,
@@ -155,6 +160,7 @@ class LlamaCppBackend:
                 ("threads", str(self._n_threads)),
                 ("score batch", str(self._score_chunk)),
                 ("GPU layers", str(gpu_layers)),
+                ("fill-in-the-middle", self._fim_description()),
                 ("runtime", f"llama.cpp (llama-cpp-python {getattr(lc, '__version__', '?')})"),
                 ("build", self._system_info.strip()),
             ),
@@ -175,6 +181,19 @@ class LlamaCppBackend:
             log.info("llama.cpp was built with AMX: extra CPU buffer types off to avoid its AMX crash")
             return False
         return True
+
+    def _fim_description(self) -> str:
+        if not self._fim.usable:
+            return "no FIM tokens: completions use the chat prompt"
+        names = [self._special_text(t) for t in (self._fim.prefix, self._fim.suffix, self._fim.middle)]
+        repo = f", repository pattern {self._special_text(self._fim.repo)} {self._special_text(self._fim.file_sep)}" if self._fim.file_sep >= 0 else ""
+        return " ".join(names) + repo
+
+    def _special_text(self, token_id: int) -> str:
+        if token_id < 0:
+            return "-"
+        n = self._lc.llama_token_to_piece(self._vocab, token_id, self._piece_buf, len(self._piece_buf), 0, True)
+        return self._piece_buf.raw[: max(n, 0)].decode("utf-8", "replace")
 
     def _meta(self, key: str) -> str | None:
         size = 1 << 16
@@ -217,12 +236,29 @@ class LlamaCppBackend:
 
     # -- prompts -----------------------------------------------------------------------------
 
-    def render_prompt(self, prompt: ChatPrompt) -> str:
+    def render_prompt(self, prompt: ChatPrompt | InfillPrompt) -> str:
+        if isinstance(prompt, InfillPrompt):
+            return "".join(self._special_text(t) if self._is_marker(t) else self._token_text(t) for t in self._infill_tokens(prompt))
         from .chat_template import render_prompt  # noqa: PLC0415 - Jinja loads on the first prompt, not at import
 
         return render_prompt(self._chat_template, prompt)
 
-    def _prompt_tokens(self, prompt: ChatPrompt) -> tuple[str, list[int]]:
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenize(text, add_special=False, parse_special=False))
+
+    def _is_marker(self, token_id: int) -> bool:
+        f = self._fim
+        return token_id in (f.prefix, f.suffix, f.middle, f.repo, f.file_sep)
+
+    def _infill_tokens(self, prompt: InfillPrompt) -> list[int]:
+        if not self._fim.usable:
+            raise ModelRuntimeError(f"{self._info.name} has no fill-in-the-middle tokens: completions need the chat prompt")
+        bos = [int(self._lc.llama_vocab_bos(self._vocab))] if self._add_bos else []
+        return fim.prompt_ids(prompt, self._fim, lambda text: self.tokenize(text, add_special=False, parse_special=False), bos)
+
+    def _prompt_tokens(self, prompt: ChatPrompt | InfillPrompt) -> tuple[str, list[int]]:
+        if isinstance(prompt, InfillPrompt):
+            return self.render_prompt(prompt), self._infill_tokens(prompt)
         rendered = self.render_prompt(prompt)
         return rendered, self.tokenize(rendered, add_special=self._add_bos, parse_special=True)
 
@@ -276,7 +312,7 @@ class LlamaCppBackend:
 
     def generate(
         self,
-        prompt: ChatPrompt,
+        prompt: ChatPrompt | InfillPrompt,
         options: GenerationOptions,
         on_token: OnToken | None = None,
         cancel: CancelToken | None = None,
@@ -288,20 +324,25 @@ class LlamaCppBackend:
             self._check_room(len(ptoks) + 1, "the prompt")
             max_tokens = min(options.max_tokens, self._n_ctx - len(ptoks))
             meter = EntropyMeter(self.n_vocab, options.top_alternatives)
-            stream = TextStream(prompt.stop, on_token, prompt.ends)
+            stream = TextStream(prompt.stop, on_token, prompt.ends, prompt.ending)
             sampler = self._sampler(options)
             stop_reason = "length"
             kept = self._reuse(ptoks) if options.reuse_cache else 0
+            t_prompt = time.perf_counter()
             if not kept:
                 self._reset()
             self._eval_prompt(ptoks[kept:], start=kept)
+            t_prompt_end = time.perf_counter()
             self._cached = list(ptoks)  # what the main cache holds (generate's tokens follow)
             pos = len(ptoks)
+            first_token_s: float | None = None
             for _ in range(max_tokens):
                 if cancel is not None and cancel.cancelled:
                     stop_reason = "cancelled"
                     break
                 stats = self._stats(meter, self._logits(-1), sampler)
+                if first_token_s is None:
+                    first_token_s = time.perf_counter() - t0
                 if self._lc.llama_vocab_is_eog(self._vocab, stats.token_id):
                     stop_reason = "eos"
                     break
@@ -314,8 +355,12 @@ class LlamaCppBackend:
                 self._cached.append(stats.token_id)
                 pos += 1
             stream.finish()
-            extra = {"reused_prompt_tokens": kept} if options.reuse_cache else None
-            return generated_trace(stream, options, model=self._info.name, prompt=rendered, prompt_tokens=len(ptoks), vocab_size=self.n_vocab, stop_reason=stop_reason, seconds=time.perf_counter() - t0, extra=extra)
+            extra: dict = {"reused_prompt_tokens": kept} if options.reuse_cache else {}
+            if isinstance(prompt, InfillPrompt):  # what an editor's completion waits for
+                extra.update(prompt_kind="fim", prompt_seconds=round(t_prompt_end - t_prompt, 4))
+                if first_token_s is not None:
+                    extra["first_token_seconds"] = round(first_token_s, 4)
+            return generated_trace(stream, options, model=self._info.name, prompt=rendered, prompt_tokens=len(ptoks), vocab_size=self.n_vocab, stop_reason=stop_reason, seconds=time.perf_counter() - t0, extra=extra or None)
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
         with self._lock:

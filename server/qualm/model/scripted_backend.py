@@ -8,7 +8,8 @@ a JSON script:
       "plans": ["1. Add a and b.\\n2. Return it."],   # answers to the plan prompts (sampled, the code's own), in turn
       "tests": "[\\"assert add(1, 2) == 3\\"]",     # the answer to the test prompt
       "entropy": {"default": 0.05, "tokens": {"+": 2.4, "return": 0.8}},
-      "seconds_per_token": 0.0                 # a delay, to test streaming and cancellation
+      "seconds_per_token": 0.0,                # a delay, to test streaming and cancellation
+      "fim": false                             # true: completions take fill-in-the-middle prompts
     }
 
 Tokens are words, single punctuation marks and runs of white space (a leading space stays on the
@@ -29,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..prompts import ChatPrompt
+from ..prompts import ChatPrompt, InfillPrompt
 from ..settings import ModelSettings
 from ..trace import Alternative, TokenRecord, Trace
 from .backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, OnToken
@@ -49,6 +50,7 @@ class Script:
     default_entropy: float
     token_entropy: dict[str, float]
     seconds_per_token: float
+    fim: bool = False
 
     @classmethod
     def load(cls, path: Path) -> Script:
@@ -70,6 +72,7 @@ class Script:
                 default_entropy=float(entropy.get("default", 0.05)),
                 token_entropy={str(k): float(v) for k, v in entropy.get("tokens", {}).items()},
                 seconds_per_token=float(data.get("seconds_per_token", 0.0)),
+                fim=bool(data.get("fim", False)),
             )
         except (AttributeError, TypeError, ValueError) as exc:
             raise ModelFileError(f"the scripted backend's script {path} is malformed ({exc})") from exc
@@ -96,7 +99,7 @@ class ScriptedBackend:
             name=self._script.name,
             identity=ModelIdentity("scripted", digest, self._script.name, str(path)),
             backend="scripted",
-            capabilities=Capabilities(exact_entropy=True, teacher_forcing=True, parallel_sequences=False, gpu=False, max_alternatives=20),
+            capabilities=Capabilities(exact_entropy=True, teacher_forcing=True, parallel_sequences=False, gpu=False, max_alternatives=20, infill=self._script.fim),
             context_length=1 << 20,
             vocab_size=VOCAB_SIZE,
             details=(("script", str(path)),),
@@ -106,10 +109,16 @@ class ScriptedBackend:
     def info(self) -> ModelInfo:
         return self._info
 
-    def render_prompt(self, prompt: ChatPrompt) -> str:
+    def render_prompt(self, prompt: ChatPrompt | InfillPrompt) -> str:
+        if isinstance(prompt, InfillPrompt):
+            extra = "".join(f"<file {c.filename}>\n{c.text}" for c in prompt.extra)
+            return f"{extra}<prefix>{prompt.prefix}<suffix>{prompt.suffix}<middle>"
         return f"<user>\n{prompt.user}\n<assistant>\n{prompt.assistant_prefix}"
 
-    def _answer(self, prompt: ChatPrompt, options: GenerationOptions) -> str:
+    def count_tokens(self, text: str) -> int:
+        return len(tokenize(text))
+
+    def _answer(self, prompt: ChatPrompt | InfillPrompt, options: GenerationOptions) -> str:
         if prompt.name == "test_generation":
             return self._script.tests
         kind, answers = ("plan", self._script.plans) if prompt.name in ("plan_generation", "candidate_plan") else ("completion", self._script.completions)
@@ -160,10 +169,12 @@ class ScriptedBackend:
             seconds=time.perf_counter() - t0,
         )
 
-    def generate(self, prompt: ChatPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
+    def generate(self, prompt: ChatPrompt | InfillPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
         mode = "greedy" if options.greedy else "sampled"
         answer = self._answer(prompt, options)
         end = prompt.ends(answer + "\n") if prompt.ends is not None else None
+        if prompt.ending is not None:  # the whole answer at once: where the ending cuts it
+            end = _first_cut(prompt.ending, answer)
         trace = self._trace(prompt, answer[:end] if end is not None else answer, mode, options, on_token, cancel)
         return replace(trace, stop_reason="complete") if end is not None and trace.stop_reason == "eos" else trace
 
@@ -183,6 +194,17 @@ class ScriptedBackend:
 
     def close(self) -> None:
         pass
+
+
+def _first_cut(ending, answer: str) -> int | None:
+    """Where ``ending`` would have stopped a stream of ``answer``'s tokens (as TextStream asks it)."""
+    text = ""
+    for piece in tokenize(answer):
+        text += piece
+        if (end := ending.cut(text)) is not None:
+            return end
+    end = ending.cut(text + "\n")
+    return end if end is not None and end < len(text) else None
 
 
 def load(settings: ModelSettings) -> ScriptedBackend:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import codecs
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from ..trace import Alternative, TokenRecord
 
@@ -25,24 +26,36 @@ class TokenStats:
     tail_mass: float | None = None
 
 
+class Ending(Protocol):
+    """Where a completion ends, asked after every token (``qualm.engine.completion_end``): ``cut``
+    gives the length to keep once the text is complete, ``held`` how many characters at its end may
+    still be cut (they are not streamed until that is decided)."""
+
+    def cut(self, text: str) -> int | None: ...
+
+    def held(self, text: str) -> int: ...
+
+
 class TextStream:
     def __init__(
         self,
         stop: Sequence[str] = (),
         on_token: Callable[[TokenRecord], None] | None = None,
         ends: Callable[[str], int | None] | None = None,
+        ending: Ending | None = None,
     ):
         self._decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         self._stop = tuple(s for s in stop if s)
         # A rule that says where the answer is complete (``qualm.answer_ends``), asked at line ends.
         self._ends = ends
+        self._ending = ending
         self._on_token = on_token
         self._text = ""
         self._length = 0
         self._records: list[TokenRecord] = []
         self._emitted = 0
         self.stopped = False
-        self.stop_kind = ""  # "fence": a stop string; "complete": the end rule
+        self.stop_kind = ""  # "fence": a stop string; "complete": the end rule or the ending
 
     @property
     def text(self) -> str:
@@ -79,6 +92,11 @@ class TextStream:
             if end is not None:
                 self._cut(end)
                 return self._stopped("complete")
+        if self._ending is not None:
+            end = self._ending.cut(self._text)
+            if end is not None:
+                self._cut(end)
+                return self._stopped("complete")
         self._emit(self._length - self._held_back())
         return False
 
@@ -94,6 +112,11 @@ class TextStream:
             # The model ended its turn: what follows the answer's last complete part (a plan's
             # closing paragraph) is cut as it would have been had the model gone on.
             end = self._ends(self._text + "\n")
+            if end is not None and end < self._length:
+                self._cut(end)
+        if self._ending is not None and not self.stopped:
+            # The model ended the middle itself: the same rules still apply to what it wrote.
+            end = self._ending.cut(self._text + "\n")
             if end is not None and end < self._length:
                 self._cut(end)
         self._emit(self._length)
@@ -131,11 +154,11 @@ class TextStream:
         self._length = cut
 
     def _held_back(self) -> int:
-        """Characters at the end that could be the start of a stop string."""
-        if not self._stop:
-            return 0
+        """Characters at the end that could be the start of a stop string, or cut by the ending."""
         text = self.text
-        held = 0
+        held = self._ending.held(text) if self._ending is not None else 0
+        if not self._stop:
+            return held
         for s in self._stop:
             for n in range(min(len(s) - 1, len(text)), 0, -1):
                 if text.endswith(s[:n]):

@@ -12,7 +12,10 @@ from lsprotocol import types
 
 from ... import engine
 from ...engine import CompletionOptions, PlacedToken
+from ...engine.completion import Completion, CompletionDoubt, display_name
+from ...engine.context_chunks import OpenDocument, context_chunks
 from ...marks import Mark
+from ...prompts import ContextChunk
 from ..params import get as _get
 from ..params import invalid as _invalid
 from ..params import plain as _plain
@@ -34,21 +37,54 @@ def _options(raw: dict) -> CompletionOptions:
     )
 
 
+def doubt_json(doubt: CompletionDoubt | None) -> dict[str, Any] | None:
+    """A completion's doubt as the client shows it (the status bar while it streams)."""
+    if doubt is None:
+        return None
+    return {"maxEntropy": round(doubt.max_entropy, 3), "topKEntropy": round(doubt.top_k_entropy, 3), "minProb": round(doubt.min_prob, 4), "level": doubt.level, "tokens": doubt.tokens}
+
+
+def _context(ls: QualmServer, uri: str) -> list[ContextChunk]:
+    """Other open documents of the same language, and what was edited in them lately."""
+    state = ls.docs.get(uri)
+    if state is None:
+        return []
+    docs = [
+        OpenDocument(display_name(u), s.text, tuple(s.edited), s.last_edit)
+        for u, s in ls.docs.items()
+        if s.language.name == state.language.name
+    ]
+    return context_chunks(docs, display_name(uri))
+
+
+def _describe(result: Completion) -> str:
+    """One line for the log: which prompt, how much of it was cached, how long."""
+    first = f", first token {result.first_token_seconds:.2f} s" if result.first_token_seconds is not None else ""
+    reused = f" ({result.reused_prompt_tokens} cached)" if result.prompt_kind == "fim" else ""
+    doubt = f", doubt {result.doubt.level} (max entropy {result.doubt.max_entropy:.2f} nats)" if result.doubt else ""
+    return f"completion: {result.prompt_kind} prompt of {result.prompt_tokens} tokens{reused}{first}, {len(result.tokens)} tokens in {result.seconds:.2f} s, stopped: {result.stop_reason}{doubt}"
+
+
 async def _complete(ls: QualmServer, uri: str, position: types.Position, options: CompletionOptions, partial_token: Any) -> dict[str, Any]:
     doc, document = ls.document(uri)
     offset = doc.offset_at_position(position)
     settings = ls.settings
+    context = _context(ls, uri)
     loop = asyncio.get_running_loop()
+    k, thresholds = settings.lexical.top_k, settings.lexical.level_thresholds
+    so_far: list[PlacedToken] = []
 
     def on_token(t: PlacedToken) -> None:  # on the model thread
-        value = {"text": t.text, "tokens": [token_json(t, offset)]}
+        so_far.append(t)
+        value = {"text": t.text, "tokens": [token_json(t, offset)], "doubt": doubt_json(CompletionDoubt.of(so_far, k, thresholds))}
         loop.call_soon_threadsafe(ls.protocol.notify, types.PROGRESS, types.ProgressParams(token=partial_token, value=value))
 
     stream = on_token if partial_token is not None else None
     result = await ls.run_model(
-        lambda backend, token: engine.complete(backend, document, offset, settings, options, on_token=stream, cancel=token),
+        lambda backend, token: engine.complete(backend, document, offset, settings, options, on_token=stream, cancel=token, context=context),
         key=f"complete:{uri}",
     )
+    ls.log(_describe(result))
     state = ls.docs.get(uri)
     if state is not None:
         state.completions.append(result)  # qualm/accepted names it by its text
@@ -59,6 +95,9 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
         "model": result.model,
         "seconds": result.seconds,
         "function": result.function,
+        "promptKind": result.prompt_kind,
+        "doubt": doubt_json(result.doubt),
+        "firstTokenSeconds": result.first_token_seconds,
     }
 
 

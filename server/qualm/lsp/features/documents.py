@@ -48,6 +48,8 @@ def register(server: QualmServer) -> None:
                 end = max(start, _offset(lines, codec, change.range.end))
                 state.marks = apply_edit(state.marks, Edit(start, end, change.text))
                 state.text = state.text[:start] + change.text + state.text[end:]
+                first = change.range.start.line
+                state.note_edit(first, first + change.text.count("\n"))
             else:  # the whole text replaced: nothing can be said about the old marks
                 state.marks = []
                 state.text = change.text
