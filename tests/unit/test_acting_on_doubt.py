@@ -43,6 +43,18 @@ def test_only_other_likely_alternatives_are_offered():
     assert [a.text for a in choices(token, 0.01)] == [" min", " sum"]
 
 
+def test_no_comment_or_blank_is_offered_in_place_of_code():
+    # the model's alternatives at ' running' (issue 46: docs/vscode-code-actions.png offered '#')
+    alts = (Alternative(1, " running", 0.4), Alternative(2, " #", 0.3), Alternative(3, "\n", 0.1), Alternative(4, " total", 0.1), Alternative(5, "  ", 0.06))
+    code = PlacedToken(0, 8, " running", 1.5, 0.4, "high", alts, "completion")
+    assert [a.text for a in choices(code, 0.05)] == [" total"]
+    js = (Alternative(1, " x", 0.4), Alternative(2, " //", 0.3), Alternative(3, " /*", 0.2), Alternative(4, " y", 0.1))
+    assert [a.text for a in choices(PlacedToken(0, 2, " x", 1.5, 0.4, "high", js, "completion"), 0.05, comment_starts=("//", "/*"))] == [" y"]
+    # in a comment, or at white space, what is offered is not code: nothing is filtered
+    comment = PlacedToken(0, 2, " #", 1.5, 0.4, "high", (Alternative(1, " #", 0.4), Alternative(2, "\n", 0.3)), "completion")
+    assert [a.text for a in choices(comment, 0.05)] == ["\n"]
+
+
 def test_neighbours_on_a_line_share_a_span():
     text = "a = foo(bar) + baz\nq"
     spans = [(4, 7), (7, 8), (8, 11), (15, 18), (19, 20)]

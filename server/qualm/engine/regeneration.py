@@ -45,10 +45,19 @@ class Regeneration:
         return self.completion.text
 
 
-def choices(token: PlacedToken, floor: float, limit: int = 5) -> list[Alternative]:
-    """The alternatives worth offering at a token: not the token itself, at least ``floor`` likely."""
+def choices(token: PlacedToken, floor: float, limit: int = 5, comment_starts: Sequence[str] = ("#",)) -> list[Alternative]:
+    """The alternatives worth offering at a token: not the token itself, at least ``floor`` likely,
+    and, in place of code, none that is only white space or would start a comment (the model
+    often considers a comment or a line break; offered as a replacement for `running` they would
+    delete code or comment the line out)."""
     own = token.text
-    return [a for a in token.alternatives if a.text != own and a.text.strip() != own.strip() and a.prob >= floor][:limit]
+
+    def replaces_code(a: Alternative) -> bool:
+        text = a.text.strip()
+        return bool(text) and not text.startswith(tuple(comment_starts))
+
+    is_code = bool(own.strip()) and not own.strip().startswith(tuple(comment_starts))
+    return [a for a in token.alternatives if a.text != own and a.text.strip() != own.strip() and a.prob >= floor and (not is_code or replaces_code(a))][:limit]
 
 
 def run_end(spans: Sequence[tuple[int, int]], index: int, text: str) -> int:

@@ -133,6 +133,8 @@ class Language:
     scope_spans: ScopeSpans  # comment and docstring spans of a text (works on broken code)
     completion_context: Callable[[str, int], CompletionContext]  # (document text, cursor offset)
     runs_tests: bool  # the functional axis can run this language's self-tests in the sandbox
+    # How a comment starts: an alternative that would begin one is not offered in place of code.
+    comment_starts: tuple[str, ...] = ("#",)
     parses: Callable[[str], bool] | None = None  # a syntax check of a source text (None: none here)
     # (a function's source, its name) -> its docstring, whose examples run as tests (None: not read)
     docstring: Callable[[str, str], str | None] | None = None

@@ -29,6 +29,7 @@ def _language(name: str, dialect: Dialect, display_name: str, fence: str, langua
         scope_spans=partial(scope_spans, dialect=dialect),
         completion_context=partial(completion_context, dialect=dialect, display_name=display_name, fence=fence),
         runs_tests=False,  # the sandbox runs Python's assert tests only
+        comment_starts=("//", "/*"),
     )
 
 

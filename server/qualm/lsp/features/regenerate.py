@@ -65,7 +65,9 @@ def _actions(ls: QualmServer, uri: str, version: int, marks: list[Mark[PlacedTok
     shown = _show(token.text.strip() or token.text)
     related = [d for d in diagnostics if d.source == "qualm"]
     out = []
-    offered = choices(token, ls.settings.editor.alternative_floor)
+    state = ls.docs.get(uri)
+    comments = state.language.comment_starts if state is not None else ("#",)
+    offered = choices(token, ls.settings.editor.alternative_floor, comment_starts=comments)
     for i, alt in enumerate(token.alternatives):
         if alt in offered:
             out.append(types.CodeAction(
