@@ -7,7 +7,7 @@
 
 import * as vscode from "vscode";
 import { Debouncer } from "./debounce";
-import { AcceptedNotification, CompletePartial, CompleteProgress, CompleteRequest, CompleteResult, TokenJson } from "./protocol";
+import { AcceptedNotification, CompletePartial, CompleteProgress, CompleteRequest, CompleteResult, CompletionDoubt, TokenJson } from "./protocol";
 import { QualmClient } from "./client";
 import { ClientSettings } from "./settings";
 
@@ -21,6 +21,8 @@ export interface Stream {
   position: vscode.Position;
   text: string;
   tokens: TokenJson[];
+  /** The server's running doubt of the tokens so far; the final one once the result came. */
+  doubt: CompletionDoubt | null;
   done: boolean;
   result?: CompleteResult;
   error?: string;
@@ -105,6 +107,7 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
       position,
       text: "",
       tokens: [],
+      doubt: null,
       done: false,
       accepted: false,
       cancel,
@@ -116,6 +119,7 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
       if (s.done) return;
       s.text += part.text;
       s.tokens.push(...part.tokens);
+      if (part.doubt !== undefined) s.doubt = part.doubt;
       if (s.text) gotText();
       this.emitter.fire({ kind: "text", stream: s });
       this.scheduleRetrigger(s);
@@ -136,6 +140,7 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
           s.result = result;
           s.text = result.text;
           s.tokens = result.tokens;
+          if (result.doubt !== undefined) s.doubt = result.doubt;
         },
         (err) => {
           s.error = err instanceof Error ? err.message : String(err);

@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import { ClientStatus, CommandInterceptor, QualmClient } from "./client";
 import { assessWithProgress, selectModel, serverCommandWithProgress, toggleHighlights } from "./commands";
 import { ACCEPT_COMMAND, InlineCompletions, StreamEvent } from "./completions";
+import { completionView } from "./doubt";
 import { Highlight, Highlights } from "./highlights";
 import { documentSelector, readLanguages } from "./languages";
 import { ACCEPT_COMMAND as ACCEPT_REWRITE, CYCLE_COMMAND, PREVIEW_COMMAND, PreviewEvent, REJECT_COMMAND, Regenerations } from "./regenerate";
@@ -59,9 +60,10 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
       if (s.state === "starting") highlights.clearAll();
     }),
     qualm.onMarks((m) => highlights.fromServer(m)),
+    // The latest stream's events repaint: its running doubt, its final one, nothing once accepted.
+    // (A stream cancelled by typing on ends after its successor started: it must not hide that one.)
     completions.onStream((e) => {
-      if (e.kind === "finished" || e.kind === "accepted") status.streaming(undefined);
-      else status.streaming({ tokens: e.stream.tokens.length, uncertain: e.stream.tokens.filter((t) => t.level !== "confident").length });
+      if (e.stream === completions.latest) status.showCompletion(completionView(e.stream));
     }),
     registerForLanguages(completions),
     vscode.workspace.onDidChangeConfiguration((e) => {

@@ -8,6 +8,14 @@ export function isLevel(value: unknown): value is Level {
   return typeof value === "string" && (LEVELS as readonly string[]).includes(value);
 }
 
+/** The levels in words, as the server's hovers say them (server/qualm/levels.py). */
+export const LEVEL_WORDS: Readonly<Record<Level | "confident", string>> = {
+  confident: "confident",
+  low: "slightly uncertain",
+  medium: "uncertain",
+  high: "very uncertain",
+};
+
 /** True when `level` is `minimum` or more uncertain. */
 export function atLeast(level: Level, minimum: Level): boolean {
   return LEVELS.indexOf(level) >= LEVELS.indexOf(minimum);

@@ -25,18 +25,48 @@ export interface CompleteParams {
   partialResultToken?: string;
 }
 
+/** The prompt a completion was written from: fill-in-the-middle (the code before and after the
+ * cursor, on a model with FIM tokens) or the chat prompt for the enclosing function. */
+export type PromptKind = "fim" | "chat";
+
+/** How sure the model was of a completion's tokens (those with more than white space); the server
+ * computes it, the status bar shows it (VS Code cannot colour ghost text). */
+export interface CompletionDoubt {
+  /** nats */
+  maxEntropy: number;
+  /** nats: the mean of the K largest entropies (the server's qualm.lexical.top_k) */
+  topKEntropy: number;
+  minProb: number;
+  /** the level of the largest entropy */
+  level: Level | "confident";
+  tokens: number;
+}
+
 export interface CompleteResult {
   text: string;
   tokens: TokenJson[];
+  /** "doubt": cut before its first very uncertain token (qualm.editor.completion_doubt_cut); else the
+   * model's: "complete" (the end rule), "fence", "eos", "length", "end_of_text", "cancelled". */
   stopReason: string;
   model: string;
   seconds: number;
   function: string | null;
+  // Optional: a protocol-2 server from before fill-in-the-middle completions does not send them.
+  promptKind?: PromptKind;
+  /** null: no token with more than white space */
+  doubt?: CompletionDoubt | null;
+  firstTokenSeconds?: number | null;
 }
 
-export interface CompletePartial {
+/** A streamed piece of text: the new text and its tokens. */
+export interface TokensPartial {
   text: string;
   tokens: TokenJson[];
+}
+
+export interface CompletePartial extends TokensPartial {
+  /** The running doubt of all the tokens so far (not only this piece's). */
+  doubt?: CompletionDoubt | null;
 }
 
 export const CompleteRequest = new RequestType<CompleteParams, CompleteResult, void>("qualm/complete");
@@ -139,7 +169,7 @@ export interface RegenerateResult {
 
 export const RegenerateRequest = new RequestType<RegenerateParams, RegenerateResult, void>("qualm/regenerate");
 /** A streamed piece of a rewrite: its tokens, and the range the whole rewrite replaces. */
-export interface RegeneratePartial extends CompletePartial {
+export interface RegeneratePartial extends TokensPartial {
   range: { start: Position; end: Position };
 }
 

@@ -2,6 +2,10 @@
 
 import * as vscode from "vscode";
 import { ClientStatus } from "./client";
+import { CompletionView, completionLabel, completionTooltip } from "./doubt";
+
+// How long a finished completion's doubt stays: long enough to read, gone before it misleads.
+const LINGER_MS = 8000;
 
 const ICONS: Record<string, string> = {
   starting: "$(loading~spin)",
@@ -18,7 +22,8 @@ const ICONS: Record<string, string> = {
 export class StatusItem implements vscode.Disposable {
   private readonly item = vscode.window.createStatusBarItem("qualm.status", vscode.StatusBarAlignment.Right, 100);
   private last: ClientStatus = { state: "stopped", message: "not started", model: null };
-  private writing?: { tokens: number; uncertain: number };
+  private completion?: CompletionView;
+  private lingerTimer?: ReturnType<typeof setTimeout>;
 
   constructor() {
     this.item.name = "qualm";
@@ -32,22 +37,27 @@ export class StatusItem implements vscode.Disposable {
     this.paint();
   }
 
-  /** While a completion streams: how many tokens so far, how many of them uncertain. */
-  streaming(progress?: { tokens: number; uncertain: number }): void {
-    this.writing = progress;
+  /** A completion's running doubt while it streams; once it is done, its final doubt for a few
+   * seconds (or until the next completion or an acceptance). undefined: show the server again. */
+  showCompletion(view: CompletionView | undefined): void {
+    if (this.lingerTimer !== undefined) clearTimeout(this.lingerTimer);
+    this.lingerTimer = view?.done ? setTimeout(() => this.showCompletion(undefined), LINGER_MS) : undefined;
+    this.completion = view;
     this.paint();
   }
 
   private paint(): void {
     const s = this.last;
     const model = s.model ? shortModel(s.model) : "qualm";
-    const state = this.writing && (s.state === "ready" || s.state === "busy") ? "writing" : s.state;
+    // The server's trouble comes first; a completion is shown only while the server serves.
+    const completion = s.state === "ready" || s.state === "busy" ? this.completion : undefined;
+    const state = completion && !completion.done ? "writing" : s.state;
     const label = state === "ready" ? model : `${model}: ${state}`;
-    this.item.text = `${ICONS[state] ?? ""} ${label}`.trim();
+    this.item.text = completion ? completionLabel(completion) : `${ICONS[state] ?? ""} ${label}`.trim();
     const tip = new vscode.MarkdownString(undefined, true);
+    if (completion) tip.appendMarkdown(completionTooltip(completion) + "\n\n---\n\n");
     tip.appendMarkdown(`**qualm** · ${state}\n\n`);
     if (s.model) tip.appendMarkdown(`model: \`${s.model}\`\n\n`);
-    if (this.writing) tip.appendMarkdown(`writing a completion: ${this.writing.tokens} tokens, ${this.writing.uncertain} uncertain\n\n`);
     if (s.message) tip.appendText(s.message + "\n\n");
     if (s.interpreter) tip.appendMarkdown(`server: \`${s.interpreter} -m qualm serve\`\n\n`);
     if (s.server) tip.appendMarkdown(`qualm ${s.server.version} (protocol ${s.server.protocol})\n\n`);
@@ -63,6 +73,7 @@ export class StatusItem implements vscode.Disposable {
   }
 
   dispose(): void {
+    if (this.lingerTimer !== undefined) clearTimeout(this.lingerTimer);
     this.item.dispose();
   }
 }

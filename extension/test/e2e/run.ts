@@ -6,7 +6,8 @@
 //
 //   node extension/out/test/e2e/run.js          (npm run test:e2e; scripts/test runs it)
 // Environment: QUALM_EDITOR_DIR (code-server install), QUALM_E2E_ARTIFACTS (default build/e2e),
-// CHROMIUM (default /usr/bin/chromium), QUALM_E2E_TIMEOUT_S (default 900).
+// CHROMIUM (default /usr/bin/chromium), QUALM_E2E_TIMEOUT_S (default 900), QUALM_E2E_GREP (run only
+// the tests whose title matches this regular expression, e.g. "fill-in-the-middle").
 
 import { ChildProcess, spawn, spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,6 +22,7 @@ const repo = resolve(__dirname, "../../../..");
 const editorDir = process.env.QUALM_EDITOR_DIR ?? join(qualmCacheDir(), "editor", `code-server-${CODE_SERVER_VERSION}`);
 const artifacts = resolve(process.env.QUALM_E2E_ARTIFACTS ?? join(repo, "build", "e2e"));
 const timeoutS = Number(process.env.QUALM_E2E_TIMEOUT_S ?? 900);
+const grep = process.env.QUALM_E2E_GREP;
 
 function log(msg: string): void {
   process.stdout.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -53,6 +55,9 @@ async function waitForHttp(url: string, ms: number, proc: ChildProcess): Promise
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+// qualm's status bar item (its element's id ends with the item's id).
+const QUALM_STATUS = ".statusbar-item[id$='qualm.status']";
 
 /** What the suite may ask of the page: look at the DOM, take a screenshot. */
 async function serve(page: Page, request: { action: string; name: string }): Promise<unknown> {
@@ -101,6 +106,16 @@ async function serve(page: Page, request: { action: string; name: string }): Pro
         .map((e) => (e as HTMLElement).innerText)
         .join("\n"),
     );
+  }
+  if (request.action === "statusbar") {
+    return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((e) => (e as HTMLElement).innerText).join("\n"), QUALM_STATUS);
+  }
+  if (request.action === "statusbar-hover") {
+    // The item's tooltip, as the mouse shows it (VS Code's custom hover, after its delay).
+    await page.locator(QUALM_STATUS).first().hover();
+    const hover = page.locator(".workbench-hover, .monaco-hover:not(.hidden)").filter({ hasText: "qualm" });
+    await hover.first().waitFor({ timeout: 10000 });
+    return hover.first().innerText();
   }
   if (request.action === "lenses") {
     return page.evaluate(() =>
@@ -228,7 +243,7 @@ async function main(): Promise<number> {
     const payload = JSON.stringify([
       ["extensionDevelopmentPath", remote(repo)],
       ["extensionTestsPath", remote(join(repo, "extension", "out", "test", "e2e", "suite", "index.js"))],
-      ["extensionEnvironment", JSON.stringify({ QUALM_E2E_CHANNEL: channel })],
+      ["extensionEnvironment", JSON.stringify({ QUALM_E2E_CHANNEL: channel, ...(grep ? { QUALM_E2E_GREP: grep } : {}) })],
     ]);
     const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
     browser = await chromium.launch({

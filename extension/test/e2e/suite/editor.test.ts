@@ -49,6 +49,20 @@ function nextEvent(api: QualmApi, kind: StreamEvent["kind"], ms: number): Promis
   });
 }
 
+/** The end of the completion that `doc` gets at `at` (not of one cancelled or elsewhere). */
+function finishedAt(api: QualmApi, doc: vscode.TextDocument, at: vscode.Position, ms: number): Promise<StreamEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no finished completion at ${at.line}:${at.character} within ${ms / 1000} s`))), ms);
+    const sub = api.onCompletion((e) => {
+      if (e.kind === "finished" && e.stream.uri === doc.uri.toString() && e.stream.position.isEqual(at)) {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(e);
+      }
+    });
+  });
+}
+
 function nextPreview(api: QualmApi, kind: PreviewEvent["kind"], ms: number): Promise<PreviewEvent> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no preview '${kind}' event within ${ms / 1000} s`))), ms);
@@ -61,6 +75,9 @@ function nextPreview(api: QualmApi, kind: PreviewEvent["kind"], ms: number): Pro
     });
   });
 }
+
+// A function with a hole: the cursor goes on the empty line, after its indentation, with code after it.
+const FIM_SOURCE = 'def total_price(items):\n    """Sum price * quantity over the items."""\n    total = 0\n    \n    return total\n';
 
 function hoverText(hovers: vscode.Hover[]): string {
   return hovers.flatMap((h) => h.contents.map((c) => (typeof c === "string" ? c : (c as vscode.MarkdownString).value))).join("\n");
@@ -150,8 +167,12 @@ suite("qualm in a real VS Code", () => {
     assert.match(diagnostics[0].message, /nats/);
     // every highlight lies inside the accepted text (below the docstring)
     for (const h of highlights) assert.ok(h.range.start.line >= bodyLine, `highlight at line ${h.range.start.line}`);
-    const painted = await askPage<string[]>("decorations", "decorations");
-    assert.ok(Array.isArray(painted) && painted.length > 0, "the editor painted underlines on tokens");
+    // The page paints a moment after the API has the highlights (seen to lag on a loaded CPU): poll it.
+    const painted = await until("the editor to paint underlines on tokens", async () => {
+      const p = await askPage<string[]>("decorations", `decorations-${Date.now()}`);
+      return Array.isArray(p) && p.length > 0 ? p : undefined;
+    }, 10000);
+    assert.ok(painted.length > 0, "the editor painted underlines on tokens");
   });
 
   test("hovering an uncertain token shows its entropy and the model's alternatives", async () => {
@@ -409,6 +430,51 @@ suite("qualm in a real VS Code", () => {
     }
     await until("ready again", () => api.status().state === "ready" || undefined, 120000);
     await vscode.commands.executeCommand("notifications.clearAll");
+  });
+
+  test("fill-in-the-middle: ghost text on an empty line inside a function does not repeat the code after the cursor; the status bar shows its doubt", async () => {
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const uri = vscode.Uri.joinPath(folder, "prices.py");
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(FIM_SOURCE));
+    const fimDoc = await vscode.workspace.openTextDocument(uri);
+    const fimEditor = await vscode.window.showTextDocument(fimDoc);
+    const position = new vscode.Position(3, 4);
+    fimEditor.selection = new vscode.Selection(position, position);
+    await vscode.commands.executeCommand("notifications.clearAll");
+    const runningDoubts: (string | null)[] = [];
+    const sub = api.onCompletion((e) => e.kind === "text" && e.stream.uri === uri.toString() && runningDoubts.push(e.stream.doubt?.level ?? null));
+    const finished = finishedAt(api, fimDoc, position, 180000);
+    await vscode.commands.executeCommand("qualm.triggerCompletion"); // qualm: Complete Here
+    const { stream } = await finished.finally(() => sub.dispose());
+    const result = stream.result;
+    assert.ok(result, `the completion finished: ${stream.error ?? ""}`);
+    const text = result.text;
+    const said = `${JSON.stringify(text)} (stopped: ${result.stopReason})`;
+    assert.equal(result.promptKind, "fim", "the default model has FIM tokens");
+    assert.ok(text.trim().length > 0, `the completion is not empty: ${said}`);
+    assert.ok(!text.includes("return total"), `the completion does not repeat the code after the cursor: ${said}`);
+    assert.ok(result.doubt, `the completion has its doubt: ${JSON.stringify(result)}`);
+    assert.ok(runningDoubts.some((d) => d !== null), `the streamed parts carried their running doubt: ${JSON.stringify(runningDoubts)}`);
+    // On the page, before the final doubt leaves the status bar: the whole completion as ghost text,
+    // and the status bar's words and largest entropy.
+    const level = { confident: "confident", low: "slightly uncertain", medium: "uncertain", high: "very uncertain" }[result.doubt.level];
+    const label = `qualm: ${stream.tokens.length} token${stream.tokens.length === 1 ? "" : "s"} · ${level} (max ${result.doubt.maxEntropy.toFixed(2)} nats)`;
+    let ghost = "";
+    let bar = "";
+    await until(() => `the ghost text ${said} and the status bar ${JSON.stringify(label)} on the page (seen: ${JSON.stringify(ghost)}, ${JSON.stringify(bar)})`, async () => {
+      ghost = await askPage<string>("ghost", `fim-ghost-${Date.now()}`);
+      bar = await askPage<string>("statusbar", `fim-bar-${Date.now()}`);
+      const seen = ghost.replace(/\s+/g, "");
+      return (text.split("\n").every((line) => seen.includes(line.replace(/\s+/g, ""))) && bar.includes(label)) || undefined;
+    }, 6000);
+    const tip = await askPage<string>("statusbar-hover", "fim-tooltip");
+    assert.match(tip, /max entropy \d+\.\d\d nats · top-K entropy \d+\.\d\d nats · least probability \d\.\d{3}/);
+    assert.match(tip, /prompt: fill-in-the-middle/);
+    const shot = await askPage<{ path: string }>("screenshot", "fim-completion");
+    assert.ok(existsSync(shot.path));
+    await vscode.commands.executeCommand("editor.action.inlineSuggest.hide");
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    editor = await vscode.window.showTextDocument(doc);
   });
 
   test("toggling highlights flips the setting; the server restarts on command", async () => {

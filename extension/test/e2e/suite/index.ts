@@ -9,6 +9,9 @@ export function run(): Promise<void> {
   const channel = process.env.QUALM_E2E_CHANNEL;
   if (!channel) return Promise.reject(new Error("QUALM_E2E_CHANNEL is not set: run the suite with extension/test/e2e/run"));
   const mocha = new Mocha({ ui: "tdd", timeout: 300000, color: false });
+  // QUALM_E2E_GREP: only the tests whose title matches (each test costs the real model's time).
+  const grep = process.env.QUALM_E2E_GREP;
+  if (grep) mocha.grep(grep);
   mocha.addFile(join(__dirname, "editor.test.js"));
   return new Promise((resolve, reject) => {
     const passed: string[] = [];
