@@ -63,9 +63,10 @@ class ModelSettings:
     entropy_estimate: str = "geometric"  # the point estimate from the top N (qualm.entropy_bounds)
     vocab_size: int | None = None  # where the server does not say; None: the probe's or 151,936
     chat_template: str | None = None  # a Jinja file where the server does not give its template
-    # The served model's fill-in-the-middle markers for /v1/completions (qualm.model.fim.FORMATS):
-    # "auto" asks the server's tokenizer where it can, else goes by the model's name; "none": no
-    # FIM (completions use the chat prompt). llama.cpp's server builds FIM prompts itself (/infill).
+    # The served model's fill-in-the-middle markers (qualm.model.fim.FORMATS): "auto" uses llama.cpp's
+    # /infill, and elsewhere asks the server's tokenizer where it can, else goes by the model's name;
+    # a named format sends the FIM text itself (on llama.cpp through /completion, without /infill's
+    # fixed header); "none": no FIM (completions use the chat prompt). docs/completion-remote.md.
     fim_format: str = "auto"
 
     def threads(self) -> int:

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 import pytest
 from remote_servers import free_port, llama_cpp_python_server
+from test_llama_server import assert_filled_in_the_middle, fim_completion
 
 from qualm import prompts
 from qualm.evaluation.report import load_runs
@@ -85,6 +86,15 @@ def test_scoring_code_in_the_file_gives_the_local_tokens_and_probabilities(remot
     # the wrong "+ 1" is the least likely token of the body, remotely as locally
     body = [r for r in far.tokens if r.start >= code.index("return")]
     assert min(body, key=lambda r: r.prob).text.strip() in {"+", "1"}
+
+
+def test_a_completion_is_filled_in_the_middle_from_fim_text(remote, local, settings):
+    # the served name is the GGUF's path; the server's /extras/tokenize finds Qwen's markers
+    assert remote.info.capabilities.infill and "qwen format" in remote.info.detail("fill-in-the-middle")
+    result, trace = fim_completion(remote, settings)
+    assert_filled_in_the_middle(result, trace)
+    near, exact = fim_completion(local, settings)
+    assert trace.prompt == exact.prompt and result.text == near.text  # the in-process prompt and answer
 
 
 def test_samples_run_as_concurrent_requests_and_cancel(remote):

@@ -5,6 +5,9 @@ The in-process backend on the same file is the ground truth: the same prompt tex
 tokens, and every exact entropy inside the bounds the server's top-N probabilities give. llama-server
 does not return prompt log-probabilities, so scoring code in the file is refused with that reason and
 an assessment of code in the file leaves the lexical axis out saying why (never a silent zero).
+Completions are filled in the middle through llama-server's /infill, or, with a format named
+(qualm.model.fim_format), from FIM text on /completion: then the prompt and greedy tokens are the
+in-process backend's.
 """
 
 from __future__ import annotations
@@ -12,12 +15,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 from remote_servers import llama_server
 
 from qualm import prompts
-from qualm.model import GenerationOptions, TeacherForcingUnavailable
+from qualm.engine.completion import complete
+from qualm.engine.document import Document
+from qualm.model import GenerationOptions, TeacherForcingUnavailable, load_model
 
 pytestmark = pytest.mark.model
 
@@ -72,3 +78,59 @@ def test_qualm_model_names_the_engine(server):
     assert out.returncode == 0, out.stderr
     facts = json.loads(out.stdout)
     assert facts["engine"].startswith("llama.cpp") and facts["scoring code in the file"].startswith("no:")
+
+
+# A cursor on the empty line of a small function: the model writes the missing line, and the line
+# after the cursor (the suffix's) ends the completion instead of being written twice.
+FIM_DOC = "import math\n\n\ndef circle_area(r):\n    \n    return area\n"
+FIM_OFFSET = FIM_DOC.index("    \n") + 4
+
+
+class Recording:
+    """A backend that keeps the traces of what it generates (a completion keeps only placed tokens)."""
+
+    def __init__(self, backend):
+        self.backend, self.traces = backend, []
+
+    def __getattr__(self, name):
+        return getattr(self.backend, name)
+
+    def generate(self, *args, **kwargs):
+        self.traces.append(self.backend.generate(*args, **kwargs))
+        return self.traces[-1]
+
+
+def fim_completion(backend, settings):
+    recording = Recording(backend)
+    small = replace(settings, editor=replace(settings.editor, completion_max_tokens=24))
+    result = complete(recording, Document(FIM_DOC, "file:///work/geometry.py"), FIM_OFFSET, small)
+    return result, recording.traces[-1]
+
+
+def assert_filled_in_the_middle(result, trace):
+    assert result.prompt_kind == "fim" and trace.extra["prompt_kind"] == "fim" and result.first_token_seconds is not None
+    assert result.tokens and result.text.strip() and "return area" not in result.text
+    for r in trace.tokens:  # every remote entropy is a bound from the top N
+        lo, hi = r.entropy_bounds
+        assert lo - 1e-9 <= r.entropy <= hi + 1e-9 and 0.0 <= r.tail_mass <= 1.0
+
+
+def test_a_completion_is_filled_in_the_middle_through_infill(remote, settings):
+    assert remote.info.capabilities.infill and "/infill" in remote.info.detail("fill-in-the-middle")
+    result, trace = fim_completion(remote, settings)
+    assert_filled_in_the_middle(result, trace)
+    assert trace.extra["fim"] == "llama.cpp /infill" and result.prompt_tokens > 0 and "[input_suffix]" in trace.prompt
+    again, _ = fim_completion(remote, settings)  # the next keystroke's prompt: the server's cache holds it
+    assert again.reused_prompt_tokens > 0
+
+
+def test_a_named_fim_format_sends_the_local_prompt_to_completion(server, settings, backend):
+    named = load_model(replace(settings.model, backend="openai", endpoint=server, top_logprobs=10, fim_format="qwen"))
+    try:
+        assert "qwen format" in named.info.detail("fill-in-the-middle")
+        result, trace = fim_completion(named, settings)
+        assert_filled_in_the_middle(result, trace)
+        local, near = fim_completion(backend, settings)
+        assert trace.prompt == near.prompt and result.text == local.text
+    finally:
+        named.close()

@@ -9,25 +9,32 @@ log-probabilities: vLLM (``prompt_logprobs``), SGLang (``logprob_start_len``) an
 :class:`TeacherForcingUnavailable` with that reason (the lexical axis of code in the file is then
 unavailable, never zero). Samples (plans, tests) run as concurrent requests: vLLM, SGLang and
 llama-server batch them and share the prompt's prefix cache.
+
+Completions take a fill-in-the-middle prompt where the server can (docs/completion-remote.md):
+llama.cpp's server through its ``/infill`` (it builds the prompt from the model's FIM tokens),
+others through ``/v1/completions`` with the prompt as FIM text in the markers the probe found.
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from ...prompts import ChatPrompt
+from ...prompts import ChatPrompt, InfillPrompt
 from ...settings import ModelSettings
 from ...trace import Trace
+from .. import fim
 from ..backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken, TeacherForcingUnavailable, generated_trace
 from ..identity import ModelIdentity
 from ..text_stream import TextStream
 from .client import ClientConfig, RemoteClient, RemoteError
-from .probe import FINGERPRINT_PROMPT, NO_PROMPT_LOGPROBS, EndpointInfo, choose_model, context_length, detect_engine, fingerprint_of, vocabulary
+from .infill import describe_infill, fim_text, infill_body
+from .probe import FINGERPRINT_PROMPT, NO_PROMPT_LOGPROBS, EndpointInfo, choose_model, context_length, detect_engine, fim_support, fingerprint_of, vocabulary
 from .wire import WireFormatError, WireToken, llama_cpp_python_echo_tokens, llama_server_tokens, openai_tokens, sglang_tokens, token_stats, vllm_prompt_tokens
 
 log = logging.getLogger("qualm.model")
@@ -47,6 +54,10 @@ CUT_SHORT = (
 class AnswerCutShort(RemoteError):
     """The answer's stream ended without a finish reason (CUT_SHORT)."""
 
+
+# count_tokens without a round trip per keystroke: code averages a little over 3 characters a token
+# in the tokenizers of the FIM families (qualm.model.fim); the server trims a prompt that is longer.
+CHARS_PER_TOKEN = 3.2
 
 # Engines that decode one request at a time: more in flight only queue (or interrupt each other).
 ONE_AT_A_TIME = frozenset({"llama-cpp-python"})
@@ -82,7 +93,9 @@ class OpenAIBackend:
             name=e.model,
             identity=ModelIdentity("endpoint", e.identity_digest(self._client.root), e.model, f"{self._client.root} {e.model}"),
             backend="openai",
-            capabilities=Capabilities(exact_entropy=False, teacher_forcing=e.prompt_logprobs, parallel_sequences=True, gpu=False, max_alternatives=e.top_logprobs, remote=True),
+            capabilities=Capabilities(
+                exact_entropy=False, teacher_forcing=e.prompt_logprobs, parallel_sequences=True, gpu=False, max_alternatives=e.top_logprobs, remote=True, infill=self._fim.usable
+            ),
             context_length=e.context_length or settings.n_ctx,
             vocab_size=e.vocab_size,
             details=(
@@ -94,6 +107,7 @@ class OpenAIBackend:
                 ("vocabulary", f"{e.vocab_size:,} ({e.vocab_note})"),
                 ("context", f"{e.context_length:,} tokens" if e.context_length else "not reported"),
                 ("chat template", "the server's" if e.chat_template else (settings.chat_template or "built-in ChatML (Qwen2.5)")),
+                ("fill-in-the-middle", self._fim.note),
                 ("requests in flight", f"at most {in_flight}" + (f" ({e.engine} serves one at a time)" if e.engine in ONE_AT_A_TIME else "")),
             ),
             chat_template=self._template,
@@ -138,6 +152,7 @@ class OpenAIBackend:
             raise failure
         top_n = max(len(t.top) for t in tokens)
         prompt_ok, note = self._probe_prompt_logprobs(engine)
+        self._fim = fim_support(self._client, engine, model, s.fim_format)
         return EndpointInfo(
             engine=engine,
             model=model,
@@ -151,6 +166,7 @@ class OpenAIBackend:
             prompt_logprobs_note=note,
             fingerprint=fingerprint_of([(t.text, t.logprob) for t in tokens]),
             version=version,
+            fim=self._fim,
         )
 
     def _probe_prompt_logprobs(self, engine: str) -> tuple[bool, str]:
@@ -174,13 +190,28 @@ class OpenAIBackend:
     def info(self) -> ModelInfo:
         return self._info
 
-    def render_prompt(self, prompt: ChatPrompt) -> str:
+    def render_prompt(self, prompt: ChatPrompt | InfillPrompt) -> str:
+        """The text the model sees; for an infill prompt on llama.cpp, the parts /infill is sent."""
+        if isinstance(prompt, InfillPrompt):
+            fmt = self._infill_format()
+            return describe_infill(prompt) if fmt is None else fim_text(prompt, fmt)
         from ..chat_template import render_prompt  # noqa: PLC0415 - Jinja loads on the first prompt
 
         return render_prompt(self._info.chat_template, prompt)
 
-    def generate(self, prompt: ChatPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
+    def count_tokens(self, text: str) -> int:
+        """An estimate from the length (no request per keystroke): the windows it sizes are cut at
+        line ends anyway, and the server trims a prompt that does not fit."""
+        return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+    def generate(self, prompt: ChatPrompt | InfillPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
         return self._decode(prompt, options, 1, on_token, cancel)[0]
+
+    def _infill_format(self) -> fim.FimFormat | None:
+        """The markers of the FIM text; None where llama.cpp's /infill takes the parts."""
+        if not self._fim.usable:
+            raise ModelRuntimeError(f"{self._model} on {self._client.root} takes no fill-in-the-middle prompt ({self._fim.note})")
+        return self._fim.fmt
 
     def generate_batch(
         self,
@@ -236,47 +267,86 @@ class OpenAIBackend:
             groups.setdefault(key, []).append(i)
         return [g[k : k + MAX_N] for g in groups.values() for k in range(0, len(g), MAX_N)]
 
-    def _decode(self, prompt: ChatPrompt, options: GenerationOptions, n: int, on_token: OnToken | None, cancel: CancelToken | None) -> list[Trace]:
+    def _decode(self, prompt: ChatPrompt | InfillPrompt, options: GenerationOptions, n: int, on_token: OnToken | None, cancel: CancelToken | None) -> list[Trace]:
         """``n`` answers to one prompt from one streamed request (n > 1 only where the engine
         takes ``n``); each answer ends at its own stop, and the request when all have."""
         self._ensure_open()
         t0 = time.perf_counter()
         rendered = self.render_prompt(prompt)
-        streams = [TextStream(prompt.stop, on_token, prompt.ends) for _ in range(n)]
+        stop = prompt.stop + self._marker_stops(prompt)
+        streams = [TextStream(stop, on_token, prompt.ends, prompt.ending) for _ in range(n)]
         reasons: list[str | None] = [None] * n
-        counts = [0] * n
+        usage: dict = {}  # what the server said of the prompt (llama.cpp), and the first token's time
         if not self._take_slot(cancel):
             reasons = ["cancelled"] * n
         else:
-            events = self._stream_tokens(rendered, options, n)
             try:
-                for index, tok, finish in events:
-                    if cancel is not None and cancel.cancelled:
-                        reasons = [r or "cancelled" for r in reasons]
-                    elif index < n and reasons[index] is None:
-                        if tok is None:  # this answer ended
-                            reasons[index] = "eos" if finish == "stop" else "length"
-                        else:
-                            counts[index] += 1
-                            stats = token_stats(tok, self._vocab, self._settings.entropy_estimate, options.top_alternatives)  # type: ignore[arg-type]
-                            if streams[index].push(tok.raw, stats):
-                                reasons[index] = streams[index].stop_kind
-                            elif counts[index] >= options.max_tokens:
-                                reasons[index] = "length"
-                    if all(reasons):
-                        break
+                self._read_answers(self._request(prompt, rendered, options, n, usage), streams, reasons, options, cancel, usage)
             finally:
-                events.close()  # closes the connection: the server stops decoding these answers
                 self._slots.release()
         seconds = time.perf_counter() - t0
         extra = {"backend": "openai", "engine": self._engine, "entropy": f"estimate ({self._settings.entropy_estimate}) from the top {self.endpoint.top_logprobs}"}
         if n > 1:
             extra["request"] = f"one request with n={n} (seed {options.seed})"
+        if isinstance(prompt, InfillPrompt):  # what an editor's completion waits for, as the local backend records it
+            extra.update(self._infill_extra(usage))
         traces = []
+        prompt_tokens = int(usage.get("prompt_tokens", 0))  # 0: the server did not say
         for stream, reason in zip(streams, reasons):
             stream.finish()
-            traces.append(generated_trace(stream, options, model=self._info.name, prompt=rendered, vocab_size=self._vocab, stop_reason=reason or "length", seconds=seconds, extra=extra))
+            trace = generated_trace(stream, options, model=self._info.name, prompt=rendered, prompt_tokens=prompt_tokens, vocab_size=self._vocab, stop_reason=reason or "length", seconds=seconds, extra=extra)
+            traces.append(trace)
         return traces
+
+    def _read_answers(
+        self, events: Iterator[tuple[int, WireToken | None, str]], streams: list[TextStream], reasons: list[str | None], options: GenerationOptions, cancel: CancelToken | None, usage: dict
+    ) -> None:
+        """Push each token into its answer's stream until every answer has ended (``reasons``);
+        ``usage["first_token_seconds"]``: from sending the request to the first token."""
+        counts = [0] * len(streams)
+        sent = time.perf_counter()
+        try:
+            for index, tok, finish in events:
+                if cancel is not None and cancel.cancelled:
+                    reasons[:] = [r or "cancelled" for r in reasons]
+                elif index < len(streams) and reasons[index] is None:
+                    if tok is None:  # this answer ended
+                        reasons[index] = "eos" if finish == "stop" else "length"
+                    else:
+                        usage.setdefault("first_token_seconds", time.perf_counter() - sent)
+                        counts[index] += 1
+                        stats = token_stats(tok, self._vocab, self._settings.entropy_estimate, options.top_alternatives)  # type: ignore[arg-type]
+                        if streams[index].push(tok.raw, stats):
+                            reasons[index] = streams[index].stop_kind
+                        elif counts[index] >= options.max_tokens:
+                            reasons[index] = "length"
+                if all(reasons):
+                    break
+        finally:
+            events.close()  # closes the connection: the server stops decoding these answers
+
+    def _request(self, prompt: ChatPrompt | InfillPrompt, rendered: str, options: GenerationOptions, n: int, usage: dict) -> Iterator[tuple[int, WireToken | None, str]]:
+        """The streamed request for ``prompt``: llama.cpp's /infill for an infill prompt there (it
+        takes the parts), else the rendered text (chat or FIM) as a completion's prompt."""
+        if isinstance(prompt, InfillPrompt) and self._fim.route == "infill":
+            return self._llama_stream("/infill", infill_body(prompt, options, max(1, self._settings.top_logprobs), self._sampling(options)), usage)
+        return self._stream_tokens(rendered, options, n, usage)
+
+    def _marker_stops(self, prompt: ChatPrompt | InfillPrompt) -> tuple[str, ...]:
+        """FIM text: the format's markers end the middle where the engine shows them as text (an
+        engine stops only at its model's end-of-sequence tokens; a FIM model may write a file
+        separator instead)."""
+        fmt = self._fim.fmt if isinstance(prompt, InfillPrompt) else None
+        return fmt.markers if fmt is not None else ()
+
+    def _infill_extra(self, usage: dict) -> dict:
+        fmt = self._fim.fmt
+        extra: dict = {"prompt_kind": "fim", "fim": f"FIM text ({fmt.name})" if fmt else "llama.cpp /infill"}
+        if "first_token_seconds" in usage:
+            extra["first_token_seconds"] = round(usage["first_token_seconds"], 4)
+        if "reused_prompt_tokens" in usage:
+            extra["reused_prompt_tokens"] = usage["reused_prompt_tokens"]
+        return extra
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
         self._ensure_open()
@@ -343,23 +413,14 @@ class OpenAIBackend:
             body.update(top_k=-1, min_p=0.0)
         return body
 
-    def _stream_tokens(self, prompt_text: str, options: GenerationOptions, n: int = 1) -> Iterator[tuple[int, WireToken | None, str]]:
+    def _stream_tokens(self, prompt_text: str, options: GenerationOptions, n: int = 1, usage: dict | None = None) -> Iterator[tuple[int, WireToken | None, str]]:
         """(answer index, token, "") for each token as it arrives, and (index, None, finish reason)
         when an answer ends; ``n`` answers to the one prompt (n > 1 only for N_ENGINES)."""
         top = max(1, self._settings.top_logprobs)
         if self._engine == "llama.cpp":
-            body = {"prompt": prompt_text, "n_predict": options.max_tokens, "n_probs": top, "stream": True, "cache_prompt": True, **self._sampling(options)}
-            events = self._client.stream_events("/completion", body)
-            try:
-                for event in events:
-                    for tok in llama_server_tokens(event.get("completion_probabilities")):
-                        yield 0, tok, ""
-                    if event.get("stop"):
-                        yield 0, None, "stop" if event.get("stop_type") in ("eos", "word") else "length"
-                        return
-            finally:
-                events.close()
-            raise AnswerCutShort(CUT_SHORT)
+            body = {"prompt": prompt_text, "n_predict": options.max_tokens, "n_probs": top, "stream": True, "cache_prompt": True, "timings_per_token": True, **self._sampling(options)}
+            yield from self._llama_stream("/completion", body, usage)
+            return
         body = {"model": self._model, "prompt": prompt_text, "max_tokens": options.max_tokens, "logprobs": top, "stream": True, **self._sampling(options)}
         if n > 1:
             body["n"] = n
@@ -380,6 +441,25 @@ class OpenAIBackend:
             events.close()
         if len(ended) < n:  # the stream closed without saying why an answer ended
             raise AnswerCutShort(CUT_SHORT)
+
+    def _llama_stream(self, path: str, body: dict, usage: dict | None = None) -> Iterator[tuple[int, WireToken | None, str]]:
+        """llama.cpp's native stream (/completion, /infill): one answer's tokens, then its end.
+        ``usage`` gets the prompt's length and the tokens its cache held, from the first event that
+        says them (every event does with ``timings_per_token``: a completion cut short never reads
+        the last)."""
+        events = self._client.stream_events(path, body)
+        try:
+            for event in events:
+                if usage is not None and "prompt_tokens" not in usage:
+                    usage.update(prompt_usage(event))
+                for tok in llama_server_tokens(event.get("completion_probabilities")):
+                    yield 0, tok, ""
+                if event.get("stop"):
+                    yield 0, None, "stop" if event.get("stop_type") in ("eos", "word") else "length"
+                    return
+        finally:
+            events.close()
+        raise AnswerCutShort(CUT_SHORT)
 
     def _score_tokens(self, rendered: str, text: str) -> list[WireToken]:
         """The tokens of ``text`` after ``rendered``, each with the log-probabilities the model gave
@@ -427,6 +507,18 @@ class OpenAIBackend:
     def _tokenize(self, text: str, special: bool) -> list[int]:
         answer = self._client.post_json("/tokenize", {"model": self._model, "prompt": text, "add_special_tokens": special})
         return [int(t) for t in answer["tokens"]]
+
+
+def prompt_usage(event: dict) -> dict:
+    """The prompt's length (``tokens_evaluated``) and how much of it came from the server's cache
+    (``timings.cache_n``) in a llama.cpp stream event; empty where it says neither."""
+    out: dict = {}
+    if event.get("tokens_evaluated") is not None:
+        out["prompt_tokens"] = int(event["tokens_evaluated"])
+    timings = event.get("timings") or {}
+    if timings.get("cache_n") is not None:
+        out["reused_prompt_tokens"] = int(timings["cache_n"])
+    return out
 
 
 def load(settings: ModelSettings) -> OpenAIBackend:
