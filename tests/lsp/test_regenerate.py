@@ -5,10 +5,14 @@ becomes the rewritten text, the new tokens get their own marks; a stale action i
 
 from __future__ import annotations
 
+import pytest
 from lsp_session import DOC, URI, Session, run
 from lsprotocol import types as t
 
 from qualm.lsp.params import plain
+
+# the real model; completions from the paper's prompt, whose answers here have uncertain tokens to act on
+pytestmark = pytest.mark.model
 
 
 def _offset(text: str, line: int, character: int) -> int:
@@ -33,7 +37,7 @@ async def _accepted_completion(s: Session) -> str:
 
 def test_code_actions_on_a_marked_token_resolve_to_a_rewrite_that_gets_its_own_marks():
     async def scenario(s: Session):
-        await s.start({"editor": {"diagnostic_level": "low", "highlight_level": "low", "alternative_floor": 0.01, "completion_max_tokens": 40}})
+        await s.start({"editor": {"diagnostic_level": "low", "highlight_level": "low", "alternative_floor": 0.01, "completion_max_tokens": 40, "completion_prompt": "chat"}})
         s.open()
         text = await _accepted_completion(s)
         mark = max(s.marks[URI]["marks"], key=lambda m: ["low", "medium", "high"].index(m["level"]))
@@ -76,7 +80,7 @@ def test_code_actions_on_a_marked_token_resolve_to_a_rewrite_that_gets_its_own_m
 
 def test_qualm_regenerate_streams_the_rewrite_for_a_preview():
     async def scenario(s: Session):
-        await s.start({"editor": {"diagnostic_level": "low", "highlight_level": "low", "completion_max_tokens": 40}})
+        await s.start({"editor": {"diagnostic_level": "low", "highlight_level": "low", "completion_max_tokens": 40, "completion_prompt": "chat"}})
         s.open()
         await _accepted_completion(s)
         mark = s.marks[URI]["marks"][0]

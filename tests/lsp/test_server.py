@@ -4,14 +4,16 @@ with the real default model."""
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 
 import pytest
-from lsp_session import DOC, URI, Session, run
+from lsp_session import DOC, SMALL, URI, Session, run
 from lsprotocol import types as t
 from pygls.exceptions import JsonRpcException
 
 pytestmark = pytest.mark.model
+CHAT = {**SMALL, "editor": {**SMALL["editor"], "completion_prompt": "chat"}}  # the paper's prompt, not FIM
 
 def test_start_status_capabilities_and_lenses():
     async def scenario(s: Session):
@@ -66,16 +68,20 @@ def test_score_document_gives_diagnostics_hovers_and_marks_that_follow_edits():
 
 
 def test_complete_streams_tokens_and_an_accepted_completion_gets_marks():
+    # the chat prompt: its answer here has uncertain tokens to mark (the FIM answer, `return a + b`,
+    # is confident throughout); FIM's marks: test_a_completion_in_the_middle_of_a_function...
     async def scenario(s: Session):
-        await s.start()
+        await s.start(CHAT)
         s.open()
         params = {"textDocument": {"uri": URI}, "position": {"line": 11, "character": 0}, "partialResultToken": "partial", "options": {"maxTokens": 48}}
         result = await s.client.protocol.send_request_async("qualm/complete", params)
         text = result.text
         assert "return" in text
-        assert set(result._fields) == {"text", "tokens", "stopReason", "model", "seconds", "function"}  # no trace id to send back
+        assert set(result._fields) == {"text", "tokens", "stopReason", "model", "seconds", "function", "promptKind", "doubt", "firstTokenSeconds"}  # no trace id to send back
+        assert result.promptKind == "chat" and result.doubt.level in ("confident", "low", "medium", "high")
         streamed = "".join(p["text"] for p in s.partials)
         assert streamed == text  # the partial results are the completion, token by token
+        assert s.partials[-1]["doubt"]["maxEntropy"] == result.doubt.maxEntropy  # the running doubt ends as the completion's
         # the client gets text, offsets in the completion and a level; the numbers stay on the server
         assert all(set(tok._fields) == {"text", "start", "end", "level"} for tok in result.tokens)
         assert "".join(text[tok.start : tok.end] for tok in result.tokens) == text
@@ -147,7 +153,7 @@ def test_assess_request_finds_the_function_by_position_and_reports_to_the_client
 
 def test_cancel_stops_a_completion_and_the_server_goes_on():
     async def scenario(s: Session):
-        await s.start()
+        await s.start(CHAT)
         s.open()
         params = {"textDocument": {"uri": URI}, "position": {"line": 11, "character": 0}, "partialResultToken": "partial", "options": {"maxTokens": 400, "temperature": 0.8}}
         fut = s.client.protocol.send_request("qualm/complete", params)
@@ -211,7 +217,7 @@ def test_a_model_that_fails_to_load_is_reported_and_the_server_keeps_serving(tmp
 
 def test_a_newer_completion_for_the_same_document_cancels_the_older():
     async def scenario(s: Session):
-        await s.start()
+        await s.start(CHAT)
         s.open()
         base = {"textDocument": {"uri": URI}, "position": {"line": 11, "character": 0}, "partialResultToken": "partial"}
         first = asyncio.ensure_future(s.client.protocol.send_request_async("qualm/complete", {**base, "options": {"maxTokens": 400, "temperature": 0.8}}))
@@ -287,5 +293,43 @@ def test_after_a_cancelled_request_the_status_returns_to_ready():
             await task
         await s.wait_for(lambda: s.statuses[-1]["state"] == "ready", "ready after the cancelled assessment", timeout=30)
         assert time.monotonic() - cancelled_at < 10
+
+    run(scenario)
+
+
+FIM_DOC = 'def total_price(items):\n    """Sum price * quantity over the items."""\n    total = 0\n    \n    return total\n'
+FIM_URI = "file:///tmp/qualm-lsp-test/prices.py"
+HELPER_URI = "file:///tmp/qualm-lsp-test/pricing.py"
+
+
+def test_a_completion_in_the_middle_of_a_function_sees_the_code_after_it():
+    """Issue 46 over stdio: on the empty line inside a function, the completion is written from a
+    FIM prompt with the code after the cursor and the other open file, and never repeats the next line."""
+
+    async def scenario(s: Session):
+        await s.start()
+        s.open("def line_price(item):\n    return item.price * item.quantity\n", HELPER_URI)
+        s.open(FIM_DOC, FIM_URI)
+        params = {"textDocument": {"uri": FIM_URI}, "position": {"line": 3, "character": 4}, "partialResultToken": "fim"}
+        result = await s.client.protocol.send_request_async("qualm/complete", params)
+        assert result.promptKind == "fim"
+        assert result.text.strip(), "an empty completion"
+        assert "return total" not in result.text  # the line after the cursor is not written again
+        accepted = FIM_DOC.replace("    \n", "    " + result.text + "\n", 1)
+        assert accepted.count("return total") == 1
+        logged = [m for m in s.messages if m.startswith("completion: fim prompt of ")]
+        assert len(logged) == 1 and "with qualm-lsp-test/pricing.py" in logged[0], s.messages  # the other open file was shown
+        # the same request again: the model's cache of the prompt is reused (all but its last token)
+        again = await s.client.protocol.send_request_async("qualm/complete", params)
+        assert again.text == result.text
+        second = [m for m in s.messages if m.startswith("completion: fim prompt of ")][-1]
+        total, cached = (int(x) for x in re.search(r"of (\d+) tokens \((\d+) cached\)", second).groups())
+        assert cached == total - 1, second
+        # accepted: its uncertain tokens become marks where they landed
+        s.change(2, (3, 4), (3, 4), result.text, FIM_URI)
+        s.client.protocol.notify("qualm/accepted", {"textDocument": {"uri": FIM_URI}, "text": result.text, "range": {"start": {"line": 3, "character": 4}, "end": {"line": 3, "character": 4}}})
+        await s.wait_for(lambda: FIM_URI in s.marks, "marks for the accepted completion")
+        uncertain = [tok for tok in result.tokens if tok.level != "confident" and tok.text.strip()]
+        assert uncertain and len(s.marks[FIM_URI]["marks"]) == len(uncertain)
 
     run(scenario)

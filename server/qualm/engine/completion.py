@@ -70,6 +70,8 @@ class Completion:
     first_token_seconds: float | None = None
     prompt_tokens: int = 0
     reused_prompt_tokens: int = 0
+    prompt: str = ""  # the text the model saw (FIM markers included)
+    context_files: tuple[str, ...] = ()  # the other documents whose chunks the FIM prompt showed
 
     @classmethod
     def of(cls, offset: int, tokens: tuple[PlacedToken, ...], function: str | None, trace: Trace, seconds: float) -> Completion:
@@ -134,8 +136,10 @@ def complete(
         budget = InfillBudget(e.completion_prefix_tokens, e.completion_suffix_tokens, e.completion_context_tokens)
         fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context)
         prompt, heal, indent = fim.prompt, fim.heal, ""
+        shown = tuple(dict.fromkeys(c.filename for c in fim.prompt.extra))
     else:
         prompt, heal, indent = chat.prompt, chat.heal, chat.indent
+        shown = ()
     cut_at: float | None = thresholds[2] if e.completion_doubt_cut else None
     inner = CancelToken(cancel)
     doubted: list[int] = []  # index of the first very uncertain token, once seen
@@ -171,4 +175,6 @@ def complete(
         first_token_seconds=trace.extra.get("first_token_seconds"),
         prompt_tokens=trace.prompt_tokens,
         reused_prompt_tokens=int(trace.extra.get("reused_prompt_tokens", 0)),
+        prompt=trace.prompt,
+        context_files=shown,
     )

@@ -272,6 +272,8 @@ suite("qualm in a real VS Code", () => {
     const ours = found.filter((a) => a.title.startsWith("qualm: "));
     assert.ok(ours.some((a) => a.title.startsWith("qualm: regenerate from '")), `qualm's actions: ${ours.map((a) => a.title).join(" | ")}`);
     assert.ok(ours.every((a) => a.command?.command === "qualm.previewRegeneration" && !a.edit), "every qualm action previews instead of editing");
+    // never a comment or white space in place of code (issue 46: the menu offered "use '#'")
+    assert.ok(!ours.some((a) => /^qualm: use '((#|\/\/|\/\*)[^']*|[⏎⇥\s]*)' instead/.test(a.title)), `qualm's actions: ${ours.map((a) => a.title).join(" | ")}`);
     const action = ours.find((a) => a.title.startsWith("qualm: use ")) ?? ours[ours.length - 1];
     // the quick-fix menu at the token, as the user sees it (the README's screenshot)
     editor.selection = new vscode.Selection(h.range.start, h.range.start);

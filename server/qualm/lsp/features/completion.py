@@ -61,6 +61,8 @@ def _describe(result: Completion) -> str:
     """One line for the log: which prompt, how much of it was cached, how long."""
     first = f", first token {result.first_token_seconds:.2f} s" if result.first_token_seconds is not None else ""
     reused = f" ({result.reused_prompt_tokens} cached)" if result.prompt_kind == "fim" else ""
+    if result.context_files:
+        reused += f" with {', '.join(result.context_files)}"
     doubt = f", doubt {result.doubt.level} (max entropy {result.doubt.max_entropy:.2f} nats)" if result.doubt else ""
     return f"completion: {result.prompt_kind} prompt of {result.prompt_tokens} tokens{reused}{first}, {len(result.tokens)} tokens in {result.seconds:.2f} s, stopped: {result.stop_reason}{doubt}"
 
