@@ -68,6 +68,7 @@ def main() -> None:
     print(_summary("first token, cold", cold_first))
     print(_summary("first token, warm (one key typed)", warm_first))
     print(_summary("whole completion, cold", cold_total))
+    print(_summary("one-line completion, cold", [t for t, n in zip(cold_total, lines) if n == 1]))
     print(_summary("whole completion, warm", warm_total))
     backend.close()
 
