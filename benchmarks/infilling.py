@@ -40,6 +40,7 @@ from qualm.evaluation.labels import official_label
 from qualm.evaluation.metrics import auroc
 from qualm.evaluation.problems import OfficialTests, Problem
 from qualm.model import GenerationOptions, load_model
+from qualm.model.text_stream import TextStream, TokenStats
 from qualm.prompts import InfillPrompt
 from qualm.settings import Settings
 
@@ -161,6 +162,41 @@ def run(args: argparse.Namespace) -> None:
             print(f"{i + 1}/{len(chosen)} {task['task_id']} {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
 
 
+def rescore(args: argparse.Namespace) -> None:
+    """qualm's rows again under today's stop rules, without the model: greedy decoding gives the same
+    tokens up to any cut, so a rule that only cuts earlier gives the recorded completion truncated
+    (exact where no whitespace was healed before the cursor: the multi-line set). Changed completions
+    are labelled again; the other conditions are copied."""
+    by_id = {t["task_id"]: t for t in tasks(args.set)}
+    settings = Settings()
+    changed = 0
+    with Path(args.out).open("w") as f:
+        for row in _rows(Path(args.rows)):
+            if row["condition"] == "qualm":
+                task = by_id[row["task_id"]]
+                text, offset = document(task, args.set)
+                stream = TextStream((), ending=CompletionEnd.at(text, offset))
+                for t in row["tokens"]:
+                    if stream.push(t["text"].encode(), TokenStats(-1, t["entropy"], t["prob"], ())):
+                        break
+                stream.finish()
+                if stream.text != row["text"]:
+                    if not row["text"].startswith(stream.text):
+                        raise SystemExit(f"{row['task_id']}: the rule did not only cut earlier")
+                    changed += 1
+                    kept = row["tokens"][: len(stream.records)]
+                    if kept:
+                        kept[-1] = {**kept[-1], "text": stream.records[-1].text}
+                    completion = stream.text
+                    row = {**row, "text": completion, "tokens": kept, "runs_on": runs_on(completion, text, offset)}
+                    row["passed"] = official_label(problem_of(task), accepted(task, args.set, completion)).passed
+                    cut = cut_before_doubt(kept, settings.lexical.level_thresholds[2])
+                    row["cut_text"] = cut
+                    row["cut_passed"] = row["passed"] if cut == completion else official_label(problem_of(task), accepted(task, args.set, cut)).passed
+            f.write(json.dumps(row) + "\n")
+    print(f"{changed} of qualm's completions changed under today's rules", file=sys.stderr)
+
+
 def _rows(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
@@ -272,9 +308,15 @@ def main(argv: Sequence[str] | None = None) -> None:
     r.add_argument("--out", required=True)
     p = sub.add_parser("report")
     p.add_argument("rows", nargs="+")
+    q = sub.add_parser("rescore", help="qualm's recorded completions under today's stop rules (no model)")
+    q.add_argument("rows")
+    q.add_argument("--set", choices=sorted(SETS), required=True)
+    q.add_argument("--out", required=True)
     args = ap.parse_args(argv)
     if args.command == "run":
         run(args)
+    elif args.command == "rescore":
+        rescore(args)
     else:
         report(args.rows)
 

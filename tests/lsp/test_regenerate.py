@@ -53,7 +53,9 @@ def test_code_actions_on_a_marked_token_resolve_to_a_rewrite_that_gets_its_own_m
                 break
         source_only = t.CodeActionContext(diagnostics=[], only=[t.CodeActionKind.Source])
         assert await s.client.text_document_code_action_async(t.CodeActionParams(text_document=t.TextDocumentIdentifier(uri=URI), range=t.Range(start=at, end=at), context=source_only)) is None
-        assert titles[-1].startswith("qualm: regenerate from '") and len(titles) >= 2, titles
+        # the first alternative offered, or, where none is (the answer's marks may all be at tokens whose
+        # alternatives are a comment or white space), regenerating from the most uncertain mark
+        assert titles[-1].startswith("qualm: regenerate from '"), titles
         assert all(x.startswith("qualm: use '") and x.endswith("%)") for x in titles[:-1])
         chosen = actions[0]
         assert chosen.edit is None and chosen.data["version"] == 2  # computed only when picked

@@ -16,7 +16,8 @@ pytestmark = pytest.mark.model
 
 STUB = 'def largest_gap(values: list[int]) -> int:\n    """Return the largest difference between two neighbouring values."""\n    '
 TAIL = "\n\ndef unrelated():\n    return 1\n"
-SETTINGS = Settings.from_mapping({"editor": {"completion_max_tokens": 48}})
+# the paper's prompt, as a rewrite from a token uses: the completion and its rewrites share it
+SETTINGS = Settings.from_mapping({"editor": {"completion_max_tokens": 48, "completion_prompt": "chat"}})
 
 
 @pytest.fixture(scope="module")

@@ -48,6 +48,14 @@ def test_a_line_less_indented_than_the_block_ends_the_completion():
     assert kept == "        y = 1"  # at the end of the text the first line's indentation is the block
 
 
+def test_an_indented_completion_never_writes_new_top_level_code():
+    # the function's end, with the next function after it: `def main()` is not the end of this block
+    text = 'def gap(xs):\n    """Largest gap."""\n    \n\ndef unrelated():\n    return 1\n'
+    end = CompletionEnd.at(text, text.index("    \n") + 4, heal="    ")
+    _, kept, _ = _stream(end, ["    return", " max(xs)", "\n", "\n", "def", " main", "():\n", "    pass\n"])
+    assert kept == "    return max(xs)"
+
+
 def test_mid_line_it_writes_one_line_and_never_repeats_the_rest_of_the_line():
     text = "x = compute(a, )\nprint(x)\n"
     end = CompletionEnd.at(text, text.index(")"))

@@ -11,7 +11,8 @@ The rules (asked after every token, by ``model.text_stream.TextStream``):
   - a line equals the first non-empty line of the code after the cursor: the suffix resumes there,
     and nothing of it is written twice;
   - a line is less indented than the block the completion is in (the lesser of the first written
-    line's indentation, or the cursor's column, and the next line's after the cursor): the block ended;
+    line's indentation, or the cursor's column, and the next line's after the cursor): the block
+    ended; an indented completion never writes a line at column 0 (new top-level code);
   - the model ends the middle itself, or the token limit.
 
 Characters that a rule may still cut (the start of a line that could equal the next line, blank
@@ -92,7 +93,10 @@ class CompletionEnd:
 
     def _floor(self, first_indent: int) -> int:
         base = first_indent if self.column == 0 else min(first_indent, self.column)
-        return base if self.next_indent is None else min(base, self.next_indent)
+        floor = base if self.next_indent is None else min(base, self.next_indent)
+        # Indented code never goes on at column 0: when the code after the cursor resumes there (the
+        # next function), a line at column 0 would be new top-level code, not the end of this block.
+        return max(floor, 1) if base > 0 else floor
 
     def _lines_cut(self, text: str, start: int) -> int | None:
         """Several lines from ``start`` of ``text``: where the first line that must not be written
