@@ -101,6 +101,12 @@ def cut_before_doubt(tokens: Sequence[dict], high: float) -> str:
     return "".join(out)
 
 
+def cut_fields(task: dict, kind: str, completion: str, passed: bool, tokens: Sequence[dict], high: float) -> dict:
+    """The doubt cut's text and whether it passes (labelled again only where it differs)."""
+    cut = cut_before_doubt(tokens, high)
+    return {"cut_text": cut, "cut_passed": passed if cut == completion else official_label(problem_of(task), accepted(task, kind, cut)).passed}
+
+
 def measure(backend, task: dict, kind: str, condition: str, settings: Settings) -> dict:
     text, offset = document(task, kind)
     t0 = time.perf_counter()
@@ -129,9 +135,7 @@ def measure(backend, task: dict, kind: str, condition: str, settings: Settings) 
         "tokens": toks,
     }
     if condition == "qualm":
-        cut = cut_before_doubt(toks, settings.lexical.level_thresholds[2])
-        row["cut_text"] = cut
-        row["cut_passed"] = cut == completion and label.passed or (cut != completion and official_label(problem_of(task), accepted(task, kind, cut)).passed)
+        row.update(cut_fields(task, kind, completion, label.passed, toks, settings.lexical.level_thresholds[2]))
     return row
 
 
@@ -190,9 +194,7 @@ def rescore(args: argparse.Namespace) -> None:
                     completion = stream.text
                     row = {**row, "text": completion, "tokens": kept, "runs_on": runs_on(completion, text, offset)}
                     row["passed"] = official_label(problem_of(task), accepted(task, args.set, completion)).passed
-                    cut = cut_before_doubt(kept, settings.lexical.level_thresholds[2])
-                    row["cut_text"] = cut
-                    row["cut_passed"] = row["passed"] if cut == completion else official_label(problem_of(task), accepted(task, args.set, cut)).passed
+                    row.update(cut_fields(task, args.set, completion, row["passed"], kept, settings.lexical.level_thresholds[2]))
             f.write(json.dumps(row) + "\n")
     print(f"{changed} of qualm's completions changed under today's rules", file=sys.stderr)
 
