@@ -114,7 +114,7 @@ def test_score_document_marks_the_surprising_token(script):
         out = plain(await s.command("qualm.scoreDocument", URI))
         assert out["functions"] == ["add", "twice"]
         await s.wait_for(lambda: URI in s.diagnostics, "diagnostics of the scored document")
-        plus = line_col(DOC, DOC.index(" +"))  # the token is " +", its space included
+        plus = line_col(DOC, DOC.index(" +") + 1)  # the token is " +": its space is not painted
         assert [(d.range.start.line, d.range.start.character, d.code) for d in s.diagnostics[URI]] == [(*plus, "medium")]
         hover = await s.hover(*plus, uri=URI)
         # scored code: the level is the entropy before the token; the hover adds how surprising the

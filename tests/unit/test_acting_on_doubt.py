@@ -9,6 +9,7 @@ import math
 from qualm.engine import Document
 from qualm.engine.placement import PlacedToken, place
 from qualm.engine.regeneration import choices, rewrite_end, run_end
+from qualm.lsp.features.diagnostics import visible
 from qualm.lsp.presentation import span_hover
 from qualm.marks import adjacent_runs
 from qualm.trace import Alternative, TokenRecord
@@ -87,3 +88,12 @@ def test_the_hover_of_a_span_lists_each_token_then_the_hovered_one():
     assert "| `sort` | unsure (medium) | entropy 1.80 | 0.40 | `sorted` 35% |" in text
     assert "| **`ed`** | unsure (high) | entropy 3.10 | 0.20 | `(` 50% |" in text
     assert text.index("in a row") < text.index("the model's top 2")  # then the hovered token in full
+
+
+def test_a_mark_paints_its_token_s_text_not_its_white_space():
+    text = "    return f(x)\n    y = 1\n"
+    paren = text.index(")")
+    assert visible(text, paren, paren + 2) == (paren, paren + 1)  # ")\n": not into the next line
+    ret = text.index("return")
+    assert visible(text, ret - 1, ret + 6) == (ret, ret + 6)  # " return"
+    assert visible(text, 15, 20) == (15, 20)  # all white space: left as it is (never sent: such tokens carry no mark)

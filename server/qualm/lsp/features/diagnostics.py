@@ -26,7 +26,8 @@ def publish(ls: QualmServer, uri: str) -> None:
     editor = ls.settings.editor
     floor = LEVELS.index(editor.diagnostic_level) if editor.diagnostic_level in LEVELS else 2
     spans = [m for m in state.marks if m.end > m.start]
-    ranges = dict(zip(map(id, spans), ls.to_ranges(doc, [(m.start, m.end) for m in spans])))  # once for both messages
+    # once for both messages; a token's white space (a line break it ends with) is not painted
+    ranges = dict(zip(map(id, spans), ls.to_ranges(doc, [visible(state.text, m.start, m.end) for m in spans])))
     shown = sorted((m for m in spans if LEVELS.index(m.data.level) >= floor), key=lambda m: -m.data.entropy)
     diagnostics = [
         types.Diagnostic(
@@ -43,6 +44,17 @@ def publish(ls: QualmServer, uri: str) -> None:
     coloured = colour_marks(spans, editor.highlight_level, state.text)
     marks = [{"range": _plain_range(ranges[id(m)]), "level": m.data.level, "doubt": m.data.doubt, "span": run} for m, run in coloured]
     ls.protocol.notify(MARKS, {"uri": uri, "version": doc.version, "marks": marks})
+
+
+def visible(text: str, start: int, end: int) -> tuple[int, int]:
+    """The part of ``text[start:end]`` without its leading and trailing white space (the token
+    ``)\\n`` is painted on ``)``, not into the next line); the whole span when it is all white space."""
+    token = text[start:end]
+    stripped = token.strip()
+    if not stripped:
+        return start, end
+    first = start + token.index(stripped)
+    return first, first + len(stripped)
 
 
 def colour_marks(marks: list[Mark[PlacedToken]], level: str, text: str) -> list[tuple[Mark[PlacedToken], int]]:
