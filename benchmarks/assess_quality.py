@@ -14,15 +14,18 @@ pair's two functions share the plans and tests). Every result is kept in a JSONL
 
 Prints, per signal, the AUROC of the uncertainty for "this function fails" over all functions of
 the split (0.5: chance), and the share of pairs whose mutant got the higher uncertainty (ties half).
-Tune on ``--split tune``; ``--split holdout`` is for the final figures only.
+Tune on ``--split tune``; ``--split holdout`` is for the final figures only. ``--split test
+--pairs FILE`` measures a test set (``build_mutants.py --test-split``) in its order; ``--until
+HH:MM`` (UTC) starts no new pair after that time (a rule's deadline).
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 from pathlib import Path
 
-from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, measure_pairs, pair_doubts, pairs_auroc_interval, prepared, read_pairs, read_results
+from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, measure_pairs, pair_doubts, pairs_auroc_interval, prepared, read_pairs, read_results, read_test_pairs
 from qualm.chance import PassModel
 from qualm.engine import calibration_for
 from qualm.lang import PYTHON
@@ -67,7 +70,9 @@ def report(rows: list[dict], results: dict[tuple[str, str], dict], pass_model: P
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
+    ap.add_argument("--split", choices=("tune", "holdout", "test"), default="tune")
+    ap.add_argument("--pairs", type=Path, default=None, help="--split test: the test set's pairs file")
+    ap.add_argument("--until", default=None, help="HH:MM UTC: start no new pair after it")
     ap.add_argument("--axes", choices=("lexical", "all"), default="lexical")
     ap.add_argument("--limit", type=int, default=None, help="the first N pairs of the split")
     ap.add_argument("--stride", type=int, default=1, help="every k-th pair only (a quicker look across both data sets)")
@@ -78,7 +83,12 @@ def main() -> None:
     ap.add_argument("--model", default=None, help="model path or name (default: the settings' model)")
     ap.add_argument("--seed", type=int, default=None, help="generation seed (default: the settings'): the same pairs drawn again, to see how far a figure moves between draws")
     args = ap.parse_args()
-    rows = read_pairs(DATA, args.split, args.stride, args.limit)
+    if args.split == "test":
+        if args.pairs is None:
+            ap.error("--split test needs --pairs (a file of build_mutants.py --test-split)")
+        rows = read_test_pairs(args.pairs)[:: args.stride][: args.limit]
+    else:
+        rows = read_pairs(DATA, args.split, args.stride, args.limit)
     if args.pairs_of is not None:
         wanted = {pair_id for pair_id, _ in read_results(args.pairs_of)}
         rows = [r for r in rows if r["pair_id"] in wanted]
@@ -95,7 +105,24 @@ def main() -> None:
         if v["side"] == "mutant" and (i + 1) % 10 == 0:
             print(f"{i + 1} of {len(rows)} pairs", flush=True)
 
-    results = measure_pairs(backend, settings, rows, cache, lexical_only=args.axes == "lexical", on_function=progress)
+    if args.until is None:
+        results = measure_pairs(backend, settings, rows, cache, lexical_only=args.axes == "lexical", on_function=progress)
+    else:
+        hour, minute = map(int, args.until.split(":"))
+        deadline = dt.datetime.now(dt.timezone.utc).replace(hour=hour, minute=minute, second=0, microsecond=0)
+        results = read_results(cache) if cache.exists() else {}
+        for i, row in enumerate(rows):
+            if dt.datetime.now(dt.timezone.utc) >= deadline:
+                print(f"{args.until} UTC passed: no new pair started after {i} of {len(rows)}", flush=True)
+                rows = rows[:i]
+                break
+            results = measure_pairs(backend, settings, [row], cache, lexical_only=args.axes == "lexical")
+            print(f"{i + 1} of {len(rows)} pairs ({dt.datetime.now(dt.timezone.utc):%H:%M})", flush=True)
+    if args.split == "test":
+        # A test set's figures are computed once, by its own report, after the choice is final.
+        done = sum((r["pair_id"], "mutant") in results for r in rows)
+        print(f"{done} test pairs measured; no figure computed here")
+        return
     calibration = calibration_for(backend.info.identity, settings.ensemble)
     report(rows, results, calibration.pass_model if calibration is not None and args.axes == "all" else None)
 

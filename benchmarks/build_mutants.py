@@ -4,7 +4,10 @@ MBPP task_ids 511-974, and up to two single-edit mutants of it that fail the off
 
     .venv/bin/python benchmarks/build_mutants.py [--limit N] [--out benchmarks/data/mutant-pairs.jsonl] [--jobs N]
 
-``--limit N`` keeps the first N problems of each data set (a quick run). MBPP 11-510 (the
+``--limit N`` keeps the first N problems of each data set (a quick run). ``--test-split N`` builds
+a test set instead: one pair each of N MBPP 11-510 problems drawn with ``--order-seed``, in the
+drawn order, split "test" (a fit refuses them; only a held-out measurement reads them; ``--out``
+must name another file than the pairs file). MBPP 11-510 (the
 evaluation's test split) and 1-10 (prompt examples) are never loaded: the MBPP loader is asked for
 the "calibration" split only, and ``build_pairs`` refuses them anyway. The figures go to stdout;
 the pairs to ``--out``, one JSON object a line (fields in benchmarks/data/README.md).
@@ -16,6 +19,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import sys
 import time
 from pathlib import Path
@@ -61,7 +65,12 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S, help="seconds per problem, reference included")
     ap.add_argument("--per-problem", type=int, default=DEFAULT_PER_PROBLEM)
     ap.add_argument("--datasets", default="humaneval,mbpp", help="comma-separated: humaneval, mbpp (511-974)")
+    ap.add_argument("--test-split", type=int, default=None, metavar="N", help="a test set: N problems of MBPP 11-510, one pair each")
+    ap.add_argument("--order-seed", type=int, default=20261128, help="--test-split: the draw's seed (random.Random(seed).sample)")
     args = ap.parse_args()
+    if args.test_split is not None:
+        test_set(args)
+        return
 
     started = time.monotonic()
     wanted = [d.strip() for d in args.datasets.split(",") if d.strip()]
@@ -100,6 +109,24 @@ def main() -> None:
     if len(wanted) > 1:
         print("\n".join(figures(results, "all")))
     print(f"wall time: {wall:.0f} s ({args.jobs} job(s)); written: {args.out} ({sum(len(r.rows) for r in results)} rows)")
+
+
+def test_set(args: argparse.Namespace) -> None:
+    """One pair each of ``args.test_split`` MBPP 11-510 problems, in the seeded draw's order."""
+    if args.out.resolve() == DEFAULT_OUT.resolve():
+        sys.exit("--test-split writes a test set: give --out another file than the tune/holdout pairs")
+    by_number = {int(p.task_id.split("/")[1]): p for p in mbpp(split="test")}
+    order = random.Random(args.order_seed).sample(range(11, 511), args.test_split)
+    problems = [by_number[n] for n in order if n in by_number]
+    print(f"{len(problems)} MBPP 11-510 problems drawn (seed {args.order_seed}), one pair each", flush=True)
+    results = build_pairs(problems, per_problem=1, budget_s=args.budget, jobs=args.jobs, test_split=True,
+                          on_problem=lambda r: print(f"{r.task_id} {r.status}: {len(r.rows)} pair(s), {r.seconds:.1f} s", flush=True))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with open(args.out, "w", encoding="utf-8") as f:
+        for row in rows(results):  # build_pairs keeps the problems' (the draw's) order
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print("\n".join(figures(results, "test set")))
+    print(f"written: {args.out} ({sum(len(r.rows) for r in results)} pairs)")
 
 
 if __name__ == "__main__":

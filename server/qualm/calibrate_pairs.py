@@ -134,6 +134,16 @@ def read_pairs(path: Path, split: str, stride: int = 1, limit: int | None = None
     return [r for r in rows if r["split"] == split][::stride][:limit]
 
 
+def read_test_pairs(path: Path) -> list[dict]:
+    """A test set's pairs (``benchmarks/build_mutants.py --test-split``), in the file's (the draw's)
+    order; refuses a file with any pair that is not of the test split."""
+    rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    stray = [r["pair_id"] for r in rows if r["split"] != "test"]
+    if stray:
+        raise ValueError(f"{path}: not a test set: {', '.join(stray[:3])} ... are of another split")
+    return rows
+
+
 def prepared(source: str, row: dict) -> str:
     """The function as a user would have it: LF line ends, its task as the docstring (MBPP)."""
     text = source.replace("\r\n", "\n")

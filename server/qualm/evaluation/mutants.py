@@ -41,6 +41,9 @@ of the task id, so a problem's pairs are all on one side.
 
 Only HumanEval and MBPP task_ids 511-974 are allowed (:func:`check_allowed`). MBPP 11-510 is the
 evaluation's test split and 1-10 its prompt examples: both are refused before anything runs.
+The one exception is a test set (``test_split=True``): pairs of MBPP 11-510 only, marked split
+``"test"``, which a fit refuses (:func:`qualm.chance_fit.check_fit_split`) and only a held-out
+measurement reads.
 """
 
 from __future__ import annotations
@@ -91,8 +94,14 @@ class Mutant:
 # Policy: which problems, which split
 
 
-def check_allowed(problem: Problem) -> None:
-    """Raise :class:`ForbiddenProblem` unless ``problem`` is HumanEval or MBPP 511-974."""
+def check_allowed(problem: Problem, test_split: bool = False) -> None:
+    """Raise :class:`ForbiddenProblem` unless ``problem`` is HumanEval or MBPP 511-974, or, for a
+    test set (``test_split``), MBPP 11-510 and nothing else."""
+    if test_split:
+        number = problem.task_id.rsplit("/", 1)[-1]
+        if problem.dataset == "mbpp" and number.isdigit() and int(number) in MBPP_TEST_IDS:
+            return
+        raise ForbiddenProblem(f"{problem.task_id}: a test set of pairs is made from MBPP task_ids 11-510 only")
     if problem.dataset == "humaneval":
         return
     if problem.dataset in ("mbpp", "mbpp-sanitized"):
@@ -518,12 +527,14 @@ def pairs_for_problem(
     budget_s: float = DEFAULT_BUDGET_S,
     config: SandboxConfig | None = None,
     seed: int = 0,
+    test_split: bool = False,
 ) -> ProblemPairs:
     """Label the reference, then mutants in a seeded order until ``per_problem`` fail (one per kind)
-    or the ``budget_s`` (reference included) is spent."""
-    check_allowed(problem)
+    or the ``budget_s`` (reference included) is spent. ``test_split``: a test set's pair (see the
+    module's docstring), split ``"test"``."""
+    check_allowed(problem, test_split)
     started = time.monotonic()
-    result = ProblemPairs(problem.task_id, problem.dataset, split_of(problem.task_id), "ok", "")
+    result = ProblemPairs(problem.task_id, problem.dataset, "test" if test_split else split_of(problem.task_id), "ok", "")
     if problem.reference is None or problem.entry_point is None:
         result.status, result.reference_detail = "no_candidates", "no reference solution or entry point"
         return result
@@ -594,17 +605,18 @@ def build_pairs(
     seed: int = 0,
     jobs: int = 1,
     on_problem: Callable[[ProblemPairs], None] | None = None,
+    test_split: bool = False,
 ) -> list[ProblemPairs]:
     """:func:`pairs_for_problem` for each problem (``jobs`` at a time; the sandbox runs each in its
     own processes), in the problems' order. Every problem is checked before any runs."""
     for p in problems:
-        check_allowed(p)
+        check_allowed(p, test_split)
     ids = [p.task_id for p in problems]
     if len(set(ids)) != len(ids):
         raise ValueError("duplicate task ids")
 
     def one(p: Problem) -> ProblemPairs:
-        return pairs_for_problem(p, per_problem=per_problem, budget_s=budget_s, config=config, seed=seed)
+        return pairs_for_problem(p, per_problem=per_problem, budget_s=budget_s, config=config, seed=seed, test_split=test_split)
 
     results: dict[str, ProblemPairs] = {}
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
