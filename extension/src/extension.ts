@@ -11,7 +11,7 @@ import { Highlight, Highlights } from "./highlights";
 import { documentSelector, readLanguages } from "./languages";
 import { ACCEPT_COMMAND as ACCEPT_REWRITE, CYCLE_COMMAND, PREVIEW_COMMAND, PreviewEvent, REJECT_COMMAND, Regenerations } from "./regenerate";
 import { RegenerationData } from "./protocol";
-import { readClientSettings, ClientSettings } from "./settings";
+import { ClientSettings, hasUserValue, readClientSettings, warnOnce } from "./settings";
 import { StatusItem, showMenu } from "./status";
 
 /** What activate() returns: for other extensions and for qualm's end-to-end tests. */
@@ -26,13 +26,19 @@ export interface QualmApi {
 }
 
 export function activate(context: vscode.ExtensionContext): QualmApi {
-  // The client's settings for a document: its workspace folder's, else the workspace's or the user's.
-  const settings = (uri?: vscode.Uri): ClientSettings => {
-    const config = vscode.workspace.getConfiguration("qualm", uri);
-    return readClientSettings((key, fallback) => config.get(key, fallback));
-  };
   // One leveled channel for the client's log, the server's (window/logMessage) and the LSP trace.
   const output = vscode.window.createOutputChannel("qualm", { log: true });
+  // The client's settings for a document: its workspace folder's, else the workspace's or the user's;
+  // a renamed setting's old name still counts, with one line in the log.
+  const oldName = warnOnce((message) => output.warn(message));
+  const settings = (uri?: vscode.Uri): ClientSettings => {
+    const config = vscode.workspace.getConfiguration("qualm", uri);
+    return readClientSettings(
+      (key, fallback) => config.get(key, fallback),
+      (key) => hasUserValue(config.inspect(key) as Record<string, unknown> | undefined),
+      oldName,
+    );
+  };
   const status = new StatusItem();
   const highlights = new Highlights(
     (uri) => settings(uri).highlightsEnabled,

@@ -23,15 +23,59 @@ export interface ClientSettings {
 
 export type Getter = <T>(key: string, fallback: T) => T;
 
-export function readClientSettings(get: Getter): ClientSettings {
-  const level = get<string>("highlights.minimumLevel", "low"); // the server marks medium and up by default (editor.highlight_level)
+/** Whether the user set a key (in any scope: user, workspace, folder, language), as opposed to its
+ * default. */
+export type IsSet = (key: string) => boolean;
+
+/** Settings renamed to snake_case, every other key's style: new name (under `qualm.`) → old name. The
+ * old names stay declared in package.json, deprecated, and a value under one is still read where the
+ * new name is not set. */
+export const RENAMED_SETTINGS: Readonly<Record<string, string>> = {
+  "inline.debounce_ms": "inline.debounceMs",
+  "highlights.minimum_level": "highlights.minimumLevel",
+};
+
+/** Called when a value is read under a setting's old name. */
+export type OnOldName = (oldKey: string, newKey: string) => void;
+
+/** An OnOldName that logs each old name once per session (the settings are read on every keystroke). */
+export function warnOnce(log: (message: string) => void): OnOldName {
+  const told = new Set<string>();
+  return (oldKey, newKey) => {
+    if (told.has(oldKey)) return;
+    told.add(oldKey);
+    log(`the setting qualm.${oldKey} is deprecated: it was renamed to qualm.${newKey}. Its value is read while qualm.${newKey} is not set; move it to the new name.`);
+  };
+}
+
+/** The client's settings. A renamed setting (RENAMED_SETTINGS) is read under its old name where the
+ * user set that and not the new one, and `onOldName` is told. */
+export function readClientSettings(get: Getter, isSet: IsSet, onOldName: OnOldName): ClientSettings {
+  const read = <T>(key: string, fallback: T): T => {
+    const old = Object.hasOwn(RENAMED_SETTINGS, key) ? RENAMED_SETTINGS[key] : undefined;
+    if (old && !isSet(key) && isSet(old)) {
+      onOldName(old, key);
+      return get(old, fallback);
+    }
+    return get(key, fallback);
+  };
+  const level = read<string>("highlights.minimum_level", "low"); // the server marks medium and up by default (editor.highlight_level)
   return {
-    python: get<string>("python", ""),
-    inlineEnabled: get<boolean>("inline.enabled", true),
-    debounceMs: Math.max(0, get<number>("inline.debounceMs", 400)),
-    highlightsEnabled: get<boolean>("highlights.enabled", true),
+    python: read<string>("python", ""),
+    inlineEnabled: read<boolean>("inline.enabled", true),
+    debounceMs: Math.max(0, read<number>("inline.debounce_ms", 400)),
+    highlightsEnabled: read<boolean>("highlights.enabled", true),
     minimumLevel: isLevel(level) ? level : "low",
   };
+}
+
+/** Whether an inspected setting has a value of the user's anywhere (vscode's
+ * WorkspaceConfiguration.inspect), rather than only its default. */
+export function hasUserValue(inspected: Record<string, unknown> | undefined): boolean {
+  if (!inspected) return false;
+  return ["globalValue", "workspaceValue", "workspaceFolderValue", "globalLanguageValue", "workspaceLanguageValue", "workspaceFolderLanguageValue"].some(
+    (scope) => inspected[scope] !== undefined,
+  );
 }
 
 /** What the editor knows that the server's settings leave unset: the interpreter selected in the

@@ -1,8 +1,10 @@
 """The VS Code settings schema (package.json) against the server's Settings: every server setting is
 contributed with the server's default and a JSON type that the server accepts, and nothing else
-under a server section is (the server rejects unknown keys)."""
+under a server section is (the server rejects unknown keys). The settings come in titled sections
+(contributes.configuration is a list), each setting in one."""
 
 import json
+import re
 from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
 
@@ -11,8 +13,40 @@ from qualm.settings import CHOICES, LIMITS, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = json.loads((ROOT / "package.json").read_text())
-PROPS = MANIFEST["contributes"]["configuration"]["properties"]
+SECTIONS = MANIFEST["contributes"]["configuration"]
+PROPS = {key: schema for section in SECTIONS for key, schema in section["properties"].items()}
 SERVER_SECTIONS = [f.name for f in fields(Settings)]
+# Renamed to snake_case; the old names stay declared, deprecated, and are still read by the extension.
+RENAMED = {"qualm.inline.debounceMs": "qualm.inline.debounce_ms", "qualm.highlights.minimumLevel": "qualm.highlights.minimum_level"}
+
+
+def test_the_settings_come_in_titled_ordered_sections_each_setting_in_one():
+    assert isinstance(SECTIONS, list) and len(SECTIONS) > 1
+    titles = [s["title"] for s in SECTIONS]
+    assert all(titles) and len(set(titles)) == len(titles), titles
+    assert sorted(s["order"] for s in SECTIONS) == list(range(1, len(SECTIONS) + 1))
+    assert sum(len(s["properties"]) for s in SECTIONS) == len(PROPS), "a setting is in two sections"
+    for section in SECTIONS:
+        orders = [schema["order"] for schema in section["properties"].values()]
+        assert sorted(orders) == list(range(1, len(orders) + 1)), section["title"]
+    assert "qualm.trace.server" in SECTIONS[-1]["properties"] and SECTIONS[-1]["title"] == "Advanced"
+
+
+def test_every_setting_name_is_snake_case_but_the_deprecated_old_names():
+    for key in PROPS:
+        if key in RENAMED:
+            continue
+        assert re.fullmatch(r"qualm(\.[a-z][a-z0-9_]*)+", key), f"{key} is not snake_case"
+
+
+def test_the_old_names_are_declared_deprecated_beside_the_new_ones():
+    advanced = next(s for s in SECTIONS if s["title"] == "Advanced")["properties"]
+    for old, new in RENAMED.items():
+        assert new in PROPS and "deprecationMessage" not in PROPS[new], new
+        assert old in advanced, f"{old} is declared in Advanced"
+        assert new in advanced[old]["deprecationMessage"] and f"#{new}#" in advanced[old]["markdownDeprecationMessage"], old
+        same = ("type", "default", "minimum", "maximum", "enum")
+        assert {k: advanced[old].get(k) for k in same} == {k: PROPS[new].get(k) for k in same}, old
 
 
 def _server_settings():

@@ -193,7 +193,8 @@ def test_the_extensions_languages_setting_offers_exactly_the_servers_language_id
     from pathlib import Path
 
     manifest = json.loads((Path(__file__).resolve().parents[2] / "package.json").read_text())
-    setting = manifest["contributes"]["configuration"]["properties"]["qualm.languages"]
+    # contributes.configuration is a list of titled sections
+    (setting,) = [s["properties"]["qualm.languages"] for s in manifest["contributes"]["configuration"] if "qualm.languages" in s["properties"]]
     assert setting["items"]["enum"] == language_ids()
     assert setting["default"] == ["python"] and setting["markdownDescription"]
     assert {f"onLanguage:{i}" for i in language_ids()} <= set(manifest["activationEvents"])

@@ -194,7 +194,7 @@ async function main(): Promise<number> {
   copyFileSync(join(repo, "extension", "test", "e2e", "fixtures", "stub.py"), join(workspace, "stub.py"));
   // Small budgets keep the real model quick on two CPU cores; the methods are the same.
   const settings = {
-    "qualm.inline.debounceMs": 150,
+    "qualm.inline.debounce_ms": 150,
     "qualm.editor.completion_max_tokens": 48,
     "qualm.editor.diagnostic_level": "low",
     "qualm.algorithmic.n_plans": 3,

@@ -24,7 +24,10 @@ suite("languages", () => {
   });
 
   test("package.json offers exactly these languages with this default", () => {
-    const setting = manifest.contributes.configuration.properties["qualm.languages"];
+    // contributes.configuration is a list of titled sections
+    const sections: { properties: Record<string, { items: { enum: string[] }; default: string[] }> }[] = manifest.contributes.configuration;
+    const setting = sections.map((s) => s.properties["qualm.languages"]).find((s) => s !== undefined);
+    assert.ok(setting, "qualm.languages is contributed");
     assert.deepEqual(setting.items.enum, [...KNOWN_LANGUAGES]);
     assert.deepEqual(setting.default, [...DEFAULT_LANGUAGES]);
   });

@@ -2,16 +2,33 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { candidates, chooseInterpreter, qualmCacheDir } from "../../src/python";
-import { SERVER_SECTIONS, answerConfiguration, readClientSettings, serverSettings } from "../../src/settings";
+import { RENAMED_SETTINGS, SERVER_SECTIONS, answerConfiguration, hasUserValue, readClientSettings, serverSettings, warnOnce } from "../../src/settings";
 
+type Schema = { default: unknown; deprecationMessage?: string; markdownDeprecationMessage?: string; order?: number } & Record<string, unknown>;
 const manifest = JSON.parse(readFileSync(join(__dirname, "../../../../package.json"), "utf8"));
-const contributed: Record<string, { default: unknown }> = manifest.contributes.configuration.properties;
+// contributes.configuration is a list of titled sections; every setting is in one of them.
+const sections: { title: string; properties: Record<string, Schema> }[] = manifest.contributes.configuration;
+const contributed: Record<string, Schema> = Object.assign({}, ...sections.map((s) => s.properties));
+
+/** A getter and an IsSet over the settings a user set (keys without `qualm.`). */
+function userSettings(values: Record<string, unknown>) {
+  const read: string[] = [];
+  return {
+    read,
+    get: <T>(key: string, fallback: T) => {
+      read.push(key);
+      return key in values ? (values[key] as T) : fallback;
+    },
+    isSet: (key: string) => key in values,
+  };
+}
+const noWarning = (oldKey: string) => assert.fail(`no old name was read, yet ${oldKey} was reported`);
 
 suite("settings", () => {
   test("only the server's sections reach the server, as plain JSON", () => {
     const all = {
       python: "/x/python",
-      inline: { enabled: true, debounceMs: 10 },
+      inline: { enabled: true, debounce_ms: 10 },
       highlights: { enabled: false },
       model: { path: null, n_gpu_layers: -1 },
       lexical: { top_k: 5, level_thresholds: [0.5, 1, 2] },
@@ -22,8 +39,8 @@ suite("settings", () => {
   });
 
   test("client settings fall back to their defaults and reject a bad level", () => {
-    const values: Record<string, unknown> = { "highlights.minimumLevel": "extreme", "inline.debounceMs": -5 };
-    const s = readClientSettings(<T>(key: string, fallback: T) => (key in values ? (values[key] as T) : fallback));
+    const user = userSettings({ "highlights.minimum_level": "extreme", "inline.debounce_ms": -5 });
+    const s = readClientSettings(user.get, user.isSet, noWarning);
     assert.equal(s.minimumLevel, "low");
     assert.equal(s.debounceMs, 0);
     assert.equal(s.inlineEnabled, true);
@@ -36,13 +53,84 @@ suite("settings", () => {
       assert.ok(`qualm.${key}` in contributed, `qualm.${key} is read but not contributed`);
       assert.deepEqual(contributed[`qualm.${key}`].default, fallback, `qualm.${key}: the fallback differs from package.json's default`);
       return fallback;
-    });
+    }, () => false, noWarning);
     assert.ok(read.length >= 5);
     assert.ok(!("maxTokens" in s));
     assert.ok(!("qualm.inline.maxTokens" in contributed), "qualm.inline.maxTokens is gone");
     assert.ok("qualm.editor.completion_max_tokens" in contributed);
     // client settings never sit under a server section (the server would reject them)
     for (const key of read) assert.ok(!(SERVER_SECTIONS as readonly string[]).includes(key.split(".")[0]), key);
+  });
+});
+
+suite("renamed settings: the old camelCase names still count", () => {
+  test("a value under the old name is read while the new name is not set, and the log is told once", () => {
+    const told: string[] = [];
+    const onOldName = warnOnce((m) => told.push(m));
+    const user = userSettings({ "inline.debounceMs": 150, "highlights.minimumLevel": "high" });
+    for (let i = 0; i < 3; i++) {
+      const s = readClientSettings(user.get, user.isSet, onOldName);
+      assert.equal(s.debounceMs, 150);
+      assert.equal(s.minimumLevel, "high");
+    }
+    assert.equal(told.length, 2, told.join("\n"));
+    assert.ok(told.some((m) => /qualm\.inline\.debounceMs is deprecated.*renamed to qualm\.inline\.debounce_ms/.test(m)), told.join("\n"));
+    assert.ok(told.some((m) => /qualm\.highlights\.minimumLevel is deprecated.*renamed to qualm\.highlights\.minimum_level/.test(m)), told.join("\n"));
+  });
+
+  test("the new name wins where both are set, and nothing is logged", () => {
+    const user = userSettings({ "inline.debounce_ms": 50, "inline.debounceMs": 900, "highlights.minimum_level": "medium", "highlights.minimumLevel": "high" });
+    const s = readClientSettings(user.get, user.isSet, noWarning);
+    assert.equal(s.debounceMs, 50);
+    assert.equal(s.minimumLevel, "medium");
+    assert.ok(!user.read.includes("inline.debounceMs") && !user.read.includes("highlights.minimumLevel"), user.read.join(", "));
+  });
+
+  test("neither set: the defaults, and nothing is logged", () => {
+    const user = userSettings({});
+    const s = readClientSettings(user.get, user.isSet, noWarning);
+    assert.equal(s.debounceMs, 400);
+    assert.equal(s.minimumLevel, "low");
+  });
+
+  test("an old name's bad value is refused as the new name's would be", () => {
+    const user = userSettings({ "inline.debounceMs": -1, "highlights.minimumLevel": "extreme" });
+    const s = readClientSettings(user.get, user.isSet, () => undefined);
+    assert.equal(s.debounceMs, 0);
+    assert.equal(s.minimumLevel, "low");
+  });
+
+  test("a user's value in any scope counts as set; a default alone does not", () => {
+    assert.equal(hasUserValue(undefined), false);
+    assert.equal(hasUserValue({ key: "qualm.inline.debounceMs", defaultValue: 400 }), false);
+    for (const scope of ["globalValue", "workspaceValue", "workspaceFolderValue", "globalLanguageValue", "workspaceLanguageValue", "workspaceFolderLanguageValue"]) {
+      assert.equal(hasUserValue({ key: "qualm.inline.debounceMs", defaultValue: 400, [scope]: 150 }), true, scope);
+    }
+  });
+
+  test("package.json declares both names: the new one, and the old one deprecated with a message that names the new one", () => {
+    const advanced = sections.find((s) => s.title === "Advanced");
+    assert.ok(advanced, "an Advanced section");
+    for (const [newKey, oldKey] of Object.entries(RENAMED_SETTINGS)) {
+      const now: Schema | undefined = contributed[`qualm.${newKey}`];
+      const was: Schema | undefined = advanced.properties[`qualm.${oldKey}`];
+      assert.ok(now, `qualm.${newKey} is contributed`);
+      assert.ok(was, `qualm.${oldKey} is still contributed, in Advanced`);
+      assert.equal(now.deprecationMessage, undefined);
+      assert.ok(was.deprecationMessage?.includes(`qualm.${newKey}`), `qualm.${oldKey}: deprecationMessage names qualm.${newKey}`);
+      assert.ok(was.markdownDeprecationMessage?.includes(`#qualm.${newKey}#`), `qualm.${oldKey}: markdownDeprecationMessage links qualm.${newKey}`);
+      // the same values are valid under both names
+      const schema = (s: Schema) => ({ type: s.type, default: s.default, minimum: s.minimum, maximum: s.maximum, enum: s.enum });
+      assert.deepEqual(schema(was), schema(now), oldKey);
+    }
+  });
+
+  test("every other setting's name is snake_case", () => {
+    const old = new Set(Object.values(RENAMED_SETTINGS).map((k) => `qualm.${k}`));
+    for (const key of Object.keys(contributed)) {
+      if (old.has(key)) continue;
+      assert.match(key, /^qualm(\.[a-z][a-z0-9_]*)+$/, key);
+    }
   });
 });
 
