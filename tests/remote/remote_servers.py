@@ -74,10 +74,14 @@ def llama_cpp_python_server(logits_all: bool, port: int | None = None) -> Iterat
         yield url
 
 
+BUILD_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build-llama-server"
+
+
 def llama_server_binary() -> str:
-    """The llama-server scripts/setup built from the pinned llama.cpp (scripts/build-llama-server
-    records its path in qualm's cache folder; QUALM_LLAMA_SERVER overrides). Missing is an error,
-    not a skip: the test command runs the setup first, so CI cannot pass without this server."""
+    """The llama-server built from the pinned llama.cpp: scripts/build-llama-server records its path
+    in qualm's cache folder; QUALM_LLAMA_SERVER overrides. The one way the tests find it. Missing is
+    an error, not a skip: pytest builds it before the tests that start it (build_llama_server, called
+    from tests/remote/conftest.py), so CI cannot pass without this server."""
     path = os.environ.get("QUALM_LLAMA_SERVER")
     record = cache_dir() / "llama-server"
     if not path and record.is_file():
@@ -85,6 +89,22 @@ def llama_server_binary() -> str:
     if not path or not os.access(path, os.X_OK):
         raise RuntimeError(f"no llama-server binary ({path or record} missing): run scripts/build-llama-server")
     return path
+
+
+def build_llama_server() -> str:
+    """Runs scripts/build-llama-server (the CPU build, as the tests use) and returns the binary's path,
+    through llama_server_binary. Instant when qualm's cache holds it, else a compile (about 5 minutes
+    on 2 cores); the script's progress, and its last line (built in N s, or cached), go to stderr.
+    With QUALM_LLAMA_SERVER set, that binary is used and nothing is built. Raises RuntimeError saying
+    why when there is no binary after it."""
+    if os.environ.get("QUALM_LLAMA_SERVER"):
+        path = llama_server_binary()
+        print(f"[llama-server] QUALM_LLAMA_SERVER: {path} (nothing built)", file=sys.stderr)
+        return path
+    done = subprocess.run([str(BUILD_SCRIPT)], stdout=subprocess.DEVNULL, env={**os.environ, "QUALM_GPU": "cpu"})
+    if done.returncode != 0:
+        raise RuntimeError(f"llama-server could not be built: scripts/build-llama-server exited with {done.returncode} (its output is where the test session starts)")
+    return llama_server_binary()
 
 
 @contextlib.contextmanager
