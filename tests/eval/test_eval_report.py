@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from qualm.evaluation import metrics
-from qualm.evaluation.claims import HELD, NOT_HELD, NOT_TESTED, check_claims
+from qualm.evaluation.bootstrap import RESAMPLES, SEED
+from qualm.evaluation.claims import HELD, INCONCLUSIVE, NOT_HELD, NOT_TESTED, check_claims
 from qualm.evaluation.report import load_runs, write_report
 from qualm.evaluation.results import EvalRun, MethodResult
 from qualm.evaluation.summary import axis_correlations, summarise
@@ -93,10 +94,28 @@ def mbpp_run() -> EvalRun:
     return EvalRun("MBPP", "tiny-model", TASKS, LABELS, methods, "qualm eval --dataset mbpp")
 
 
+def replicated(run: EvalRun, copies: int) -> EvalRun:
+    """The run's problems repeated: every AUROC stays the same (a copy of a problem ties only with
+    problems of its own label), but the bootstrap sees copies x 8 problems, enough to separate
+    the fabricated methods."""
+    return EvalRun(
+        run.dataset, run.model, [f"{t}#{c}" for c in range(copies) for t in run.task_ids], run.labels * copies,
+        [MethodResult(m.name, m.family, m.uncertainty * copies, m.seconds) for m in run.methods], run.command,
+    )
+
+
 @pytest.fixture(scope="module")
 def report(tmp_path_factory) -> tuple[Path, list[Path]]:
     out = tmp_path_factory.mktemp("report")
     return out, write_report([humaneval_run(), mbpp_run()], out)
+
+
+@pytest.fixture(scope="module")
+def claims_md(tmp_path_factory) -> str:
+    """claims.md of the two runs with 25 copies of each problem (200 problems)."""
+    out = tmp_path_factory.mktemp("claims")
+    write_report([replicated(humaneval_run(), 25), replicated(mbpp_run(), 25)], out)
+    return (out / "claims.md").read_text()
 
 
 def test_the_fabricated_scores_have_the_intended_auroc():
@@ -223,36 +242,54 @@ def _verdicts(claims_md: str, heading: str) -> dict[str, str]:
     lines = _section(claims_md, heading, "\n## ")
     found = {}
     for line in lines:
-        match = re.match(r"- \(([a-z-]+)\) .* — \*\*(held|not held|not tested)\*\*: ", line)
+        match = re.match(r"- \(([a-z-]+)\) .* — \*\*(held|not held|inconclusive|not tested)\*\*: ", line)
         if match:
             found[match.group(1)] = match.group(2)
     return found
 
 
-def test_claims_all_hold_when_the_numbers_say_so(report):
-    out, _ = report
-    text = (out / "claims.md").read_text()
-    assert _verdicts(text, "## HumanEval · tiny-model") == {
+def test_claims_all_hold_when_the_numbers_say_so(claims_md):
+    assert _verdicts(claims_md, "## HumanEval · tiny-model") == {
         "a": HELD, "b-lex": HELD, "b-algo": HELD, "b-func": HELD, "c": HELD, "d": HELD, "e": HELD, "f": HELD,
     }
-    assert "Top-5 Entropy .812 vs Mean Entropy .500 (+31.2 points)" in text
+    assert "200 problems; 8 held, 0 not held, 0 inconclusive, 0 not tested." in claims_md
+    assert "Top-5 Entropy .812 vs Mean Entropy .500: +31.2 points, 95 % CI [" in claims_md
+    assert "chance .500 − Top-5 Entropy (comments only) AUROC .250: +25.0 points, 95 % CI [" in claims_md
 
 
-def test_claims_not_held_and_not_tested(report):
-    out, _ = report
-    text = (out / "claims.md").read_text()
-    assert _verdicts(text, "## MBPP · tiny-model") == {
+def test_claims_not_held_inconclusive_and_not_tested(claims_md):
+    assert _verdicts(claims_md, "## MBPP · tiny-model") == {
         "a": NOT_TESTED,  # Mean Entropy not run
         "b-lex": NOT_TESTED,  # beats the three present, Mean Entropy missing
         "b-algo": NOT_HELD,  # loses to VR; a missing rival cannot rescue it
         "b-func": NOT_TESTED,  # beats BLEU and VR, Symbolic Clustering missing
-        "c": NOT_HELD,  # P(pass), calibrated is better
+        "c": INCONCLUSIVE,  # the ensemble's scores are FUNC's: a tie; P(pass) 1.0 is an ensemble, not a rival
         "d": NOT_TESTED,  # no drop-one rows
         "e": NOT_TESTED,  # no comment-only row
         "f": NOT_HELD,  # only 2x cheaper
     }
-    assert "best single signal P(pass), calibrated 1.000" in text
-    assert "Symbolic Clustering was not run" in text
+    assert "Pseudo Consistency (ALGO) .625 vs Consistency (VR) .750: -12.5 points, 95 % CI [" in claims_md
+    # identical scores: every resample's difference is 0, so the interval is [0, 0]
+    assert "inconclusive against Generated Tests (FUNC) .938 (+0.0, 95 % CI [+0.0, +0.0])" in claims_md
+    c_line = next(line for line in _section(claims_md, "## MBPP · tiny-model", "\n## ") if line.startswith("- (c)"))
+    assert "P(pass)" not in c_line
+    assert "Symbolic Clustering: not tested, Symbolic Clustering was not run" in claims_md
+
+
+def test_claims_say_how_the_intervals_were_drawn_and_eight_problems_decide_nothing(report):
+    out, _ = report
+    text = (out / "claims.md").read_text()
+    assert f"{RESAMPLES:,} resamples of the problems with replacement (seed {SEED})" in " ".join(text.split())
+    assert RESAMPLES >= 2000
+    # .812 against .500 on 8 problems: the interval holds zero
+    assert _verdicts(text, "## HumanEval · tiny-model") == {key: INCONCLUSIVE for key in "a b-lex b-algo b-func c d e".split()} | {"f": HELD}
+    data = json.loads((out / "results.json").read_text())
+    assert str(SEED) in data["definitions"]["claims"]
+    (a,) = (c for c in data["runs"][0]["claims"] if c["key"] == "a")
+    (part,) = a["comparisons"]
+    assert part["difference"] == "Top-5 Entropy − Mean Entropy"
+    assert part["estimate"] == pytest.approx(0.3125)
+    assert part["low"] <= 0 <= part["high"] and part["verdict"] == INCONCLUSIVE
 
 
 def test_single_class_run_leaves_claims_untested_and_draws_no_roc(tmp_path):
@@ -261,7 +298,7 @@ def test_single_class_run_leaves_claims_untested_and_draws_no_roc(tmp_path):
                    MethodResult("Mean Entropy", "single-pass", [0.3, 0.2, 0.1], 1.0)], "cmd")
     summary = summarise(run)
     assert summary.metrics["Top-5 Entropy"].auroc is None
-    assert {c.verdict for c in check_claims(summary.metrics)} == {NOT_TESTED}
+    assert {c.verdict for c in check_claims(run, summary.metrics)} == {NOT_TESTED}
     written = {p.name for p in write_report([run], tmp_path)}
     assert written == {"results.json", "table.md", "claims.md"}
 

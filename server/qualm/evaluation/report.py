@@ -6,8 +6,8 @@ check them, and reading them back.
 * ``results.json``: every per-problem score and label, the metrics and the command, so anyone can
   recompute the metrics from the file alone (written and read back here);
 * ``table.md``: the paper's tables (``tables``);
-* ``claims.md``: each of the paper's claims and whether it held in each run, with the numbers
-  (``claims``);
+* ``claims.md``: each of the paper's claims and whether it held in each run, with the numbers and
+  a paired bootstrap interval over problems for each difference judged (``claims``);
 * ``roc_<dataset>.png``, ``auroc_vs_k_<dataset>.png``, ``auroc_vs_cost_<dataset>.png`` (``plots``).
 
 ``load_runs`` reads a ``results.json`` back into runs, so reports can be rebuilt and combined
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 
+from .bootstrap import LEVEL, RESAMPLES, SEED
 from .claims import render_claims
 from .formatting import slug, unique
 from .metrics import is_missing
@@ -45,7 +46,7 @@ def write_report(runs: list[EvalRun], out_dir: Path) -> list[Path]:
     for name, text in (
         ("results.json", render_results_json(summaries)),
         ("table.md", render_table(summaries)),
-        ("claims.md", render_claims(summaries)),
+        ("claims.md", render_claims([(s.run, s.claims) for s in summaries])),
     ):
         path = out_dir / name
         path.write_text(text, encoding="utf-8")
@@ -96,6 +97,9 @@ def render_results_json(summaries: Sequence[RunSummary]) -> str:
                        "before AUROC/PRAUC, so every method is evaluated on the same problems",
             "seconds_per_problem": "mean wall-clock time per problem of the method on the machine that "
                                    "ran the report; null where every problem's steps were computed on another",
+            "claims": f"each comparison's low/high: paired bootstrap {int(LEVEL * 100)} % percentile interval of the "
+                      f"difference over problems ({RESAMPLES} resamples with replacement, seed {SEED}); "
+                      "verdicts as in claims.md",
         },
         "runs": [_run_json(s) for s in summaries],
     }

@@ -41,7 +41,7 @@ def summarise(run: EvalRun) -> RunSummary:
         metrics=metrics,
         pass_at_1=pass_at_1(run.labels) if run.labels else None,
         correlations=axis_correlations(run),
-        claims=check_claims(metrics),
+        claims=check_claims(run, metrics),
     )
 
 
