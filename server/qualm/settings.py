@@ -62,7 +62,7 @@ class ModelSettings:
     max_concurrency: int = 8  # requests in flight at once (samples, the evaluation's problems)
     entropy_estimate: str = "geometric"  # the point estimate from the top N (qualm.entropy_bounds)
     vocab_size: int | None = None  # where the server does not say; None: the probe's or 151,936
-    chat_template: str | None = None  # a Jinja file where the server does not give its template
+    chat_template: str | None = None  # a Jinja file that replaces the model's own template (the GGUF's or the server's)
     # The served model's fill-in-the-middle markers (qualm.model.fim.FORMATS): "auto" uses llama.cpp's
     # /infill, and elsewhere asks the server's tokenizer where it can, else goes by the model's name;
     # a named format sends the FIM text itself (on llama.cpp through /completion, without /infill's

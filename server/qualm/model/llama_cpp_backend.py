@@ -95,6 +95,13 @@ def _forward_llama_log(level: int, text: bytes, _user_data: ctypes.c_void_p) -> 
 _LLAMA_LOG_CALLBACK = ctypes.CFUNCTYPE(None, ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p)(_forward_llama_log)
 
 
+def _template_file(path: str) -> str:
+    try:
+        return Path(path).expanduser().read_text()
+    except OSError as exc:
+        raise ModelFileError(f"qualm.model.chat_template: cannot read {path}: {exc}") from exc
+
+
 class LlamaCppBackend:
     """One loaded GGUF model and one context; calls are serialised by a lock."""
 
@@ -133,7 +140,9 @@ class LlamaCppBackend:
         self._piece_buf = ctypes.create_string_buffer(256)
         self._pieces: dict[int, bytes] = {}
         self._add_bos = bool(lc.llama_vocab_get_add_bos(self._vocab))
-        self._chat_template = self._meta("tokenizer.chat_template") or ""
+        # qualm.model.chat_template replaces the GGUF's own template (for example a user turn alone,
+        # without the default system turn Qwen's template adds).
+        self._chat_template = _template_file(settings.chat_template) if settings.chat_template else self._meta("tokenizer.chat_template") or ""
         self._fim = fim.FimTokenIds(
             *(int(f(self._vocab)) for f in (lc.llama_vocab_fim_pre, lc.llama_vocab_fim_suf, lc.llama_vocab_fim_mid, lc.llama_vocab_fim_rep, lc.llama_vocab_fim_sep))
         )
