@@ -1,7 +1,7 @@
 """A model's calibration from right and wrong functions: the percentile reference and the chance of
 passing, measured as a user's function is assessed.
 
-The pairs (``benchmarks/data/mutant-pairs.jsonl``, built by ``benchmarks/build_mutants.py``) hold a
+The pairs (``benchmarks/data/mutant-pairs.jsonl``, built by ``benchmarks/assessment/build_mutants.py``) hold a
 reference solution of HumanEval or MBPP 511-974 and a one-edit mutant that fails the official
 tests; each problem is on the tune or the holdout side. Both functions of a pair are assessed with
 the current settings (the pair shares its plans and tests: ``SampleCache``); every result is
@@ -14,8 +14,8 @@ appended to a JSONL file as it finishes, so a run resumes. Then, offline:
   and its AUROC, Brier score and ECE are measured on the holdout split, which no choice has seen;
 * the tune split's raw scores per axis become the percentile reference.
 
-``qualm calibrate --pairs`` runs all of it for any model; ``benchmarks/assess_quality.py`` and
-``benchmarks/fit_chance.py`` print the measurements behind the shipped file.
+``qualm calibrate --pairs`` runs all of it for any model; ``benchmarks/assessment/assess_quality.py`` and
+``benchmarks/chance/fit_chance.py`` print the measurements behind the shipped file.
 """
 
 from __future__ import annotations
@@ -135,7 +135,7 @@ def read_pairs(path: Path, split: str, stride: int = 1, limit: int | None = None
 
 
 def read_test_pairs(path: Path) -> list[dict]:
-    """A test set's pairs (``benchmarks/build_mutants.py --test-split``), in the file's (the draw's)
+    """A test set's pairs (``benchmarks/assessment/build_mutants.py --test-split``), in the file's (the draw's)
     order; refuses a file with any pair that is not of the test split."""
     rows = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     stray = [r["pair_id"] for r in rows if r["split"] != "test"]
@@ -286,7 +286,7 @@ def examples_of(rows: Sequence[dict], results: Mapping[tuple[str, str], dict]) -
 
 def read_generated(path: Path) -> list[Example]:
     """The model's greedy code of tune problems with every signal of its assessment and its official
-    label (``benchmarks/generated_chance.py``); a function it could not assess is left out."""
+    label (``benchmarks/chance/generated_chance.py``); a function it could not assess is left out."""
     out = []
     for line in path.read_text().splitlines():
         row = json.loads(line) if line.strip() else None

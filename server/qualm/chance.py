@@ -3,7 +3,7 @@
 A percentile says where a score sits among the model's reference scores; it is not a probability,
 and a user cannot act on "0.61". The chance of passing is a logistic model of pass/fail on the
 assessment's signals, fitted offline on a calibration split only (right and wrong functions of
-HumanEval and MBPP task_ids 511-974: ``qualm calibrate --pairs``, ``benchmarks/fit_chance.py``) and shipped in the
+HumanEval and MBPP task_ids 511-974: ``qualm calibrate --pairs``, ``benchmarks/chance/fit_chance.py``) and shipped in the
 model's calibration file as plain numbers, so the server needs no fitting library:
 
     z_i = (x_i - mean_i) / scale_i

@@ -13,7 +13,7 @@ lower bound is reached when the tail is r / p_N tokens of probability p_N each).
 when r = 0. A point estimate must pick a tail shape; ``geometric`` continues the known tokens
 with ratio rho chosen so the tail sums to r (q_k = p_N rho^k, rho = r / (p_N + r)), whose entropy
 has the closed form below. Which estimate to use was measured against the local model's exact
-entropies (``benchmarks/entropy_bounds.py``, results/entropy-bounds/).
+entropies (``benchmarks/assessment/entropy_bounds.py``, results/entropy-bounds/).
 """
 
 from __future__ import annotations

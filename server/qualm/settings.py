@@ -205,7 +205,7 @@ class EditorSettings:
     completion_prompt: str = "auto"
     # The FIM prompt's windows, in the model's tokens: the code before the cursor, after it, and
     # chunks of other open documents and lately edited regions. Sized for a 2-core CPU's first token
-    # (benchmarks/completion_latency.py); a GPU can take more.
+    # (benchmarks/completion/completion_latency.py); a GPU can take more.
     completion_prefix_tokens: int = 512
     completion_suffix_tokens: int = 128
     completion_context_tokens: int = 256

@@ -5,7 +5,7 @@ The model's tests are guesses (the 0.5B model gets many expected values wrong, w
 functional axis weighs them by its own solutions). An example in the docstring is the author's
 statement of what the function returns, so a function that fails one is very likely wrong: of the
 tune split's 195 HumanEval pairs, 151 have an example; 141 of their 151 mutants fail one and 147 of
-the 151 right functions pass all of theirs (``benchmarks/docstring_examples.py``). MBPP's
+the 151 right functions pass all of theirs (``benchmarks/assessment/docstring_examples.py``). MBPP's
 tasks state one example as an ``assert`` line (the evaluation's prompt, after Austin et al.: the
 task's first test): 480 of its 485 tune pairs have one, every right function passes it and 429
 mutants fail it. Before that form was read (2026-11-28), MBPP functions never had the signal.

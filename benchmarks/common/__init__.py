@@ -1,0 +1,1 @@
+"""What several benchmarks share: the checkout's paths, and the right/wrong pairs' token experiments."""

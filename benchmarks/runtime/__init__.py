@@ -1,0 +1,1 @@
+"""What the engine costs in time and memory, and whether its shortcuts leave the results as they were."""
