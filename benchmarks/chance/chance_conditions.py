@@ -1,7 +1,7 @@
 """The chance of passing on right/wrong pairs, by condition, each figure with a bootstrap interval.
 
-    .venv/bin/python benchmarks/chance_conditions.py --inputs MANIFEST [--calibration FILE] [--compare FILE]
-    .venv/bin/python benchmarks/chance_conditions.py --test-pairs PAIRS --test-rows ROWS [--calibration FILE] [--compare FILE]
+    .venv/bin/python -m benchmarks.chance.chance_conditions --inputs MANIFEST [--calibration FILE] [--compare FILE]
+    .venv/bin/python -m benchmarks.chance.chance_conditions --test-pairs PAIRS --test-rows ROWS [--calibration FILE] [--compare FILE]
 
 Reads measured pairs (no model run): the holdout split a fit manifest names (``--inputs``: a
 validation set, it has chosen fits), or a test set's pairs and rows (``build_mutants.py
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.common.paths import ROOT
 from qualm.calibrate_pairs import PAIRS_FILE, examples_of, read_results, read_test_pairs
 from qualm.chance import PassModel
 from qualm.chance_fit import Example, reliability
@@ -35,7 +36,6 @@ from qualm.evaluation.metrics import auroc
 from qualm.fit_inputs import FitInputs
 from qualm.model.files import DEFAULT_MODEL
 
-ROOT = Path(__file__).resolve().parents[1]
 RESAMPLES = 2000
 Pair = tuple[Example, Example]  # (right, wrong)
 SIGNALS = ("examples_failed", "functional", "functional_weighted", "swap_gain", "lexical.all.blended_surprisal", "lexical.all.top_k_entropy", "algorithmic")
