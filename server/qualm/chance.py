@@ -191,11 +191,9 @@ class PassModel:
         return [f for f in self.features if signals.get(f) is None]
 
     def describe(self) -> str:
-        text = f"a logistic fit of pass/fail on {', '.join(self.features)} over {self.fitted_on}"
-        if self.quality:
-            q = self.quality
-            text += f"; on {self.evaluated_on}: Brier {q.get('brier', float('nan')):.3f}, ECE {q.get('ece', float('nan')):.3f}"
-        return text
+        # Its quality on benchmark pairs stays in the file (the records, `qualm calibrate`): shown
+        # beside a user's function it would read as a figure for their code.
+        return f"a logistic fit of pass/fail on {', '.join(self.features)} over {self.fitted_on}"
 
     def to_dict(self) -> dict:
         data = asdict(self)
@@ -223,6 +221,15 @@ class PassModel:
         if not (len(model.mean) == len(model.scale) == len(model.coef) == n) or any(s <= 0 for s in model.scale):
             raise ValueError("pass_model: features, mean, scale and coef must have one positive-scale entry per feature")
         return model
+
+
+# What the chance is and where it was measured, said wherever it is shown (hover, lens, CLI): the
+# fit's figures are of benchmark functions, never of the user's code.
+CHANCE_BASIS = (
+    "fitted and checked on benchmark functions (HumanEval and MBPP solutions and one-edit bugs in them), "
+    "not on code like yours: a guide to where to look, not a guarantee. It is least reliable where the "
+    "docstring's examples pass and no self-test fails"
+)
 
 
 def chance_words(p: float, failed_tests: int | None = 1) -> str:

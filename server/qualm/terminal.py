@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .chance import chance_words
+from .chance import CHANCE_BASIS, chance_words
 from .levels import LEVELS, Level, ensemble_words, level_of
 from .model import ModelInfo
 from .signals.lexical import IMPROBABLE, LexicalReport
@@ -122,6 +122,8 @@ def assessment_report(a, where: str) -> list:
         head.append(f"chance it passes: {100 * a.chance_of_passing:.0f} %", style="bold")
         head.append(f" · {chance_words(a.chance_of_passing, a.failed_tests())}\n", style="bold")
     head.append(f"({a.chance_note})\n", style="dim")
+    if a.chance_of_passing is not None:
+        head.append(f"The chance was {CHANCE_BASIS}.\n", style="dim")
     if a.ensemble is not None:
         head.append("ensemble ", style="bold")
         head.append(f"{a.ensemble:.2f} {ensemble_words(a.ensemble)}", style="bold")

@@ -162,12 +162,13 @@ def test_the_lens_leads_with_the_chance_of_passing_and_a_re_assessment_reuses_th
         first = plain(await s.command("qualm.assessFunction", URI, "add"))
         # one of three tests failed: u = 1/3, z = 2/3, P = 66 %
         assert first["assessment"]["chance_of_passing"] == pytest.approx(1 / (1 + math.exp(-2 / 3)))
-        assert first["summary"].startswith("qualm: chance it passes: 66 % · ")
+        assert first["summary"].startswith("qualm: chance it passes: 66 % (benchmark fit) · ")
         lens = [x for x in await s.lenses(URI) if x.range.start.line == 0][0]
         resolved = await s.client.code_lens_resolve_async(lens)
         assert resolved.command.title.startswith("qualm: chance it passes: 66 %")
+        assert "not on code like yours" in resolved.command.tooltip  # the lens says where the chance was measured
         hover = (await s.hover(0, 4, uri=URI)).contents.value
-        assert "chance it passes: 66 %" in hover and "three made-up functions" in hover
+        assert "chance it passes: 66 %" in hover and "three made-up functions" in hover and "Brier" not in hover
         assert first["assessment"]["extra"]["reused_samples"] == 0
         # The body edited to a - b: the same problem, so its plans and tests are not decoded again
         s.change(2, (2, 13), (2, 14), "-", uri=URI)

@@ -92,10 +92,14 @@ def test_the_lens_leads_with_the_chance_of_passing_unless_the_setting_says_ensem
     from qualm.lsp.presentation import lens_title
 
     a = assessment(0.62)
-    assert lens_title(a, False) == "qualm: chance it passes: 62 % · lexical 2.50 · plans 0.60 · tests 1/2 failed"
+    assert lens_title(a, False) == "qualm: chance it passes: 62 % (benchmark fit) · lexical 2.50 · plans 0.60 · tests 1/2 failed"
     assert lens_title(a, False, "ensemble").startswith("qualm 0.61 uncertain · ")
     assert lens_title(assessment(None), False).startswith("qualm 0.61 uncertain")  # no pass model: the ensemble
     assert lens_title(a, True) == "qualm: re-assess" and lens_title(None, False) == "qualm: assess"
+    from qualm.lsp.presentation import lens_tooltip
+
+    assert "benchmark functions" in lens_tooltip(a) and "not on code like yours" in lens_tooltip(a)
+    assert lens_tooltip(assessment(None)) is None
 
 
 def test_the_hover_says_what_the_chance_means_and_what_it_was_fitted_on():
@@ -104,6 +108,9 @@ def test_the_hover_says_what_the_chance_means_and_what_it_was_fitted_on():
     text = assessment_hover(assessment(0.62))
     assert text.index("chance it passes: 62 %") < text.index("the paper's ensemble")
     assert "passes its hidden tests" in text and "over 98 functions" in text
+    # where it was measured, and no benchmark calibration figure as if it held for this code
+    assert "benchmark functions" in text and "not on code like yours" in text
+    assert "Brier" not in text and "ECE" not in text
     flipped = assessment_hover(assessment(0.62), headline="ensemble")
     assert flipped.index("the paper's ensemble") < flipped.index("chance it passes")
     assert "No chance of passing: no pass model" in assessment_hover(assessment(None, note="no pass model"))
@@ -204,7 +211,7 @@ def test_the_hover_and_lens_show_the_docstring_examples():
     # all passing: in the hover, not the lens; none: neither
     passing = replace(a, examples=ExamplesResult([ok], 0.0, "passes the docstring's example"))
     assert "docstring's examples" in assessment_hover(passing) and "docstring" not in lens_title(passing, False)
-    assert "docstring's examples" not in assessment_hover(assessment(0.1))
+    assert "**The docstring's examples**" not in assessment_hover(assessment(0.1))
 
 
 def test_the_terminal_report_lists_the_docstring_examples():

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..chance import chance_words
+from ..chance import CHANCE_BASIS, chance_words
 from ..engine import Assessment, PlacedToken
 from ..levels import LEVEL_WORDS, ensemble_words
 from ..trace import surprisal
@@ -105,7 +105,8 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
     if chance is not None and a.chance_of_passing is not None:
         chance_md = (
             f"**{chance}** · {chance_words(a.chance_of_passing, a.failed_tests())}\n\n"
-            f"*The chance that the function passes its hidden tests, estimated from the signals below: {a.chance_note}.*"
+            f"*The chance that the function passes its hidden tests, estimated from the signals below: {a.chance_note}. "
+            f"It was {CHANCE_BASIS}.*"
         )
     else:
         chance_md = f"*No chance of passing: {a.chance_note}.*"
@@ -161,13 +162,19 @@ def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance
     return "\n".join(lines)
 
 
+def lens_tooltip(a: Assessment | None) -> str | None:
+    if a is None or a.chance_of_passing is None:
+        return None
+    return f"The chance it passes its hidden tests was {CHANCE_BASIS}. Click to assess again."
+
+
 def lens_title(a: Assessment | None, stale: bool, headline: str = "chance") -> str:
     if a is None:
         return "qualm: assess"
     if stale:
         return "qualm: re-assess"
     if headline == "chance" and a.chance_of_passing is not None:
-        parts = [f"qualm: {chance_line(a)}"]
+        parts = [f"qualm: {chance_line(a)} (benchmark fit)"]
     else:
         parts = [f"qualm {a.ensemble:.2f} {ensemble_words(a.ensemble)}" if a.ensemble is not None else "qualm (raw)"]
     if a.lexical.raw is not None:

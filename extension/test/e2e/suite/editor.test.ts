@@ -210,7 +210,7 @@ suite("qualm in a real VS Code", () => {
       return l.find((x) => x.command?.title.startsWith("qualm") && x.command.title !== "qualm: assess" && x.command.title !== "qualm: re-assess");
     }, 30000);
     // the headline: the chance of passing from the shipped calibration file's pass model
-    assert.match(updated.command!.title, /^qualm: chance it passes: \d+ % · lexical \d\.\d\d/);
+    assert.match(updated.command!.title, /^qualm: chance it passes: \d+ % \(benchmark fit\) · lexical \d\.\d\d/);
     const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", doc.uri, new vscode.Position(0, 6))) ?? [];
     const text = hoverText(hovers);
     assert.match(text, /qualm assessment/);

@@ -6,7 +6,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...lang import SourceError
-from ..presentation import lens_title
+from ..presentation import lens_title, lens_tooltip
 from ..protocol import ASSESS_COMMAND
 from ..server import QualmServer, UnknownDocument
 
@@ -35,5 +35,6 @@ def register(server: QualmServer) -> None:
         state = ls.docs.get(uri) if isinstance(uri, str) else None
         stored = state.assessments.get(name) if state is not None and isinstance(name, str) else None
         stale = stored is not None and stored.source != data.get("source")
-        lens.command = types.Command(title=lens_title(stored.assessment if stored else None, stale, ls.settings.editor.headline), command=ASSESS_COMMAND, arguments=[uri, name])
+        assessment = stored.assessment if stored else None
+        lens.command = types.Command(title=lens_title(assessment, stale, ls.settings.editor.headline), command=ASSESS_COMMAND, arguments=[uri, name], tooltip=lens_tooltip(assessment))
         return lens
