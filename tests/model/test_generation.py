@@ -216,3 +216,26 @@ def test_a_batch_takes_the_opening_it_shares_with_the_function_just_scored_from_
     backend.score(prompts.code_generation(fn.problem_description), fn.source)
     backend.generate_batch([(p, replace(o, reuse_cache=False)) for p, o in jobs])
     assert copied == []
+
+
+def test_a_chat_template_file_replaces_the_gguf_s_own(settings, prompt, tmp_path):
+    # Qwen's template adds a default system turn; a user's template file (here ChatML with the user
+    # turn alone: the paper's prompt) replaces it in process, and a missing file is named.
+    from qualm.model import ModelFileError
+    from qualm.model.chat_template import CHATML
+
+    file = tmp_path / "user-only.jinja"
+    file.write_text(CHATML)
+    model = load_model(replace(settings.model, chat_template=str(file)))
+    try:
+        rendered = model.render_prompt(prompt)
+        assert rendered.startswith("<|im_start|>user\n") and "You are Qwen" not in rendered
+        assert model.generate(prompt, GenerationOptions(max_tokens=8)).tokens
+    finally:
+        model.close()
+    with pytest.raises(ModelFileError, match="qualm.model.chat_template"):
+        load_model(replace(settings.model, chat_template=str(tmp_path / "gone.jinja")))
+
+
+def test_the_gguf_s_template_adds_qwen_s_system_turn(backend, prompt):
+    assert "You are Qwen" in backend.render_prompt(prompt)  # documented in docs/method.md
