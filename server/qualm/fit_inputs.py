@@ -3,7 +3,7 @@
 The shipped chance of each model is fitted from many results files (the full runs of the tune
 pairs, signals measured later for the same functions, the model's greedy code of tune problems) and
 measured on the holdout files. Written once, in a JSON manifest beside the rows
-(``results/assess-quality/fit-inputs.json`` for the default model), the list is read by every
+(``results/chance-of-passing/fit-inputs.json`` for the default model), the list is read by every
 script that refits or re-chooses (``benchmarks/chance/fit_chance.py --inputs``, ``benchmarks/chance/chain_rule.py``)
 and by the test that refits the shipped chance from it, so they cannot drift apart:
 

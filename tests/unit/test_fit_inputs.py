@@ -17,7 +17,7 @@ from qualm.ensemble import SHIPPED_DIR, Calibration
 from qualm.fit_inputs import FitInputs
 
 ROOT = Path(__file__).resolve().parents[2]
-MANIFESTS = [ROOT / "results" / "assess-quality" / "fit-inputs.json", ROOT / "results" / "qwen2.5-coder-1.5b" / "calibration" / "fit-inputs.json"]
+MANIFESTS = [ROOT / "results" / "chance-of-passing" / "fit-inputs.json", ROOT / "results" / "qwen2.5-coder-1.5b" / "calibration" / "fit-inputs.json"]
 
 
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=lambda p: p.parent.name)
