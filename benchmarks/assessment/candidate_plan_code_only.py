@@ -1,6 +1,6 @@
 """The code's own plan written from the code alone: does it then see the edit?
 
-    .venv/bin/python -m benchmarks.assessment.candidate_plan_code_only results/assess-quality/assess-quality-tune-all.jsonl \
+    .venv/bin/python -m benchmarks.assessment.candidate_plan_code_only results/chance-of-passing/assess-quality-tune-all.jsonl \
         --cache benchmarks/out/candidate-plan-code-only-tune.jsonl [--reference benchmarks/out/candidate-plan-code-only-reference-tune.jsonl]
 
 The shipped code's own plan is written from the problem and the code "that solves it";

@@ -1,6 +1,6 @@
 """Other ways of comparing the code's own plan with the sampled plans, on rows measured before.
 
-    .venv/bin/python -m benchmarks.assessment.candidate_plan_variants results/assess-quality/assess-quality-tune-all.jsonl
+    .venv/bin/python -m benchmarks.assessment.candidate_plan_variants results/chance-of-passing/assess-quality-tune-all.jsonl
 
 Reads the plans and the code's own plan that ``assess_quality.py --axes all`` stored for each
 function of the right/wrong pairs, and prints, for each variant of the comparison, the AUROC for

@@ -2,7 +2,7 @@
 answers on its tests are compared with each plan's implementation's.
 
     flock /tmp/qualm-model.lock .venv/bin/python -m benchmarks.assessment.plan_code \\
-        results/assess-quality/assess-quality-tune-all.jsonl --cache benchmarks/out/plan-code-tune.jsonl
+        results/chance-of-passing/assess-quality-tune-all.jsonl --cache benchmarks/out/plan-code-tune.jsonl
 
 The shipped candidate-aware algorithmic score compares the code's own plan with the sampled plans
 as text (step-aware ROUGE-L) and is at chance on the right/wrong pairs: a small model's account of

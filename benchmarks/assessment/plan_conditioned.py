@@ -1,6 +1,6 @@
 """Does the code follow the model's own plans? Teacher-forced scores of a function given each plan.
 
-    .venv/bin/python -m benchmarks.assessment.plan_conditioned results/assess-quality/assess-quality-tune-all.jsonl \
+    .venv/bin/python -m benchmarks.assessment.plan_conditioned results/chance-of-passing/assess-quality-tune-all.jsonl \
         --cache benchmarks/out/plan-conditioned-tune.jsonl
 
 The shipped candidate-aware algorithmic score compares the code's own plan with the sampled plans

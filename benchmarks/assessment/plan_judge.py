@@ -1,6 +1,6 @@
 """Does the model, shown one of its plans and the code, say the code follows it?
 
-    .venv/bin/python -m benchmarks.assessment.plan_judge results/assess-quality/assess-quality-tune-all.jsonl \
+    .venv/bin/python -m benchmarks.assessment.plan_judge results/chance-of-passing/assess-quality-tune-all.jsonl \
         --cache benchmarks/out/plan-judge-tune.jsonl
 
 Another way for the sampled plans to see the code (after ``candidate_plan_variants.py`` and

@@ -1,6 +1,6 @@
 """The algorithmic axis with fewer plans: what N loses, and the calibration reference at that N.
 
-    .venv/bin/python -m benchmarks.assessment.plans_reference [--fit-inputs results/assess-quality/fit-inputs.json] [--n-plans 3] [--write]
+    .venv/bin/python -m benchmarks.assessment.plans_reference [--fit-inputs results/chance-of-passing/fit-inputs.json] [--n-plans 3] [--write]
 
 The tune split's rows keep each function's sampled plans (``detail.plans``, N = 5, seeds
 ``seed + i``). The paper's dispersion with the first n of them is the dispersion an assessment with
@@ -55,7 +55,7 @@ def dispersion(plans: list[str], n: int, rouge: StepRouge) -> float | None:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--fit-inputs", type=Path, default=ROOT / "results/assess-quality/fit-inputs.json")
+    ap.add_argument("--fit-inputs", type=Path, default=ROOT / "results/chance-of-passing/fit-inputs.json")
     ap.add_argument("--n-plans", type=int, default=3)
     ap.add_argument("--write", action="store_true")
     args = ap.parse_args()

@@ -1,8 +1,8 @@
 """The signals of the model's own solutions for pairs measured before without them.
 
     .venv/bin/python -m benchmarks.assessment.solution_signals --split tune \\
-        --measured results/assess-quality/assess-quality-tune-all.jsonl \\
-        --out results/assess-quality/assess-quality-tune-solutions.jsonl
+        --measured results/chance-of-passing/assess-quality-tune-all.jsonl \\
+        --out results/solution-signals/assess-quality-tune-solutions.jsonl
 
 For each function of a full run (``assess_quality.py --axes all``), ``qualm.calibrate_pairs.
 measure_solutions`` takes the tests that run wrote, decodes the model's solutions (one batch per

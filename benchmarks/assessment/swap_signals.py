@@ -2,9 +2,9 @@
 chose their settings.
 
     flock /tmp/qualm-model.lock .venv/bin/python -m benchmarks.assessment.swap_signals --split tune \\
-        --measured results/assess-quality/assess-quality-tune-all.jsonl \\
-        --out results/assess-quality/swap-signals-tune.jsonl --positions 5 --alternatives 3
-    .venv/bin/python -m benchmarks.assessment.swap_signals --report --out results/assess-quality/swap-signals-tune.jsonl
+        --measured results/chance-of-passing/assess-quality-tune-all.jsonl \\
+        --out results/swap-signals/swap-signals-tune.jsonl --positions 5 --alternatives 3
+    .venv/bin/python -m benchmarks.assessment.swap_signals --report --out results/swap-signals/swap-signals-tune.jsonl
 
 For each function of a full run (its tests are reused, as ``solution_signals.py`` does): the code
 is scored teacher-forced (the lexical pass an assessment makes anyway), its swaps are made as the

@@ -1,9 +1,9 @@
 """A calibration file's chance of passing on measured pairs it was not fitted on.
 
-    .venv/bin/python -m benchmarks.chance.chance_on_rows results/assess-quality/assess-quality-tune-today.jsonl --split tune --calibration OLD.json
-    .venv/bin/python -m benchmarks.chance.chance_on_rows results/assess-quality/assess-quality-holdout-all-stride-5.jsonl --stride 10 \
-        --lexical results/assess-quality/assess-quality-holdout-lexical-all.jsonl --lexical-replaces \
-        --extra results/assess-quality/assess-quality-holdout-solutions.jsonl --extra results/assess-quality/swap-signals-holdout.jsonl
+    .venv/bin/python -m benchmarks.chance.chance_on_rows results/chance-of-passing/assess-quality-tune-130-pairs-2026-11-27.jsonl --split tune --calibration OLD.json
+    .venv/bin/python -m benchmarks.chance.chance_on_rows results/chance-of-passing/assess-quality-holdout-all-stride-5.jsonl --stride 10 \
+        --lexical results/lexical-signal/assess-quality-holdout-lexical-all.jsonl --lexical-replaces \
+        --extra results/solution-signals/assess-quality-holdout-solutions.jsonl --extra results/swap-signals/swap-signals-holdout.jsonl
 
 Reads ``assess_quality.py --axes all`` results (several files read as one; a lexical-only run and
 signals measured later merged in as a fit manifest merges them) and prints, over the pairs measured

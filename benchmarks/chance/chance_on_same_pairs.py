@@ -1,7 +1,7 @@
 """Benchmark: the shipped chance of passing on pairs measured again with today's defaults, against
 the rows its fit used (tune) or was measured on (holdout) for the same pairs.
 
-    .venv/bin/python -m benchmarks.chance.chance_on_same_pairs RESULTS.jsonl [RESULTS2.jsonl ...] [--split tune|holdout] [--fit-inputs results/assess-quality/fit-inputs.json]
+    .venv/bin/python -m benchmarks.chance.chance_on_same_pairs RESULTS.jsonl [RESULTS2.jsonl ...] [--split tune|holdout] [--fit-inputs results/chance-of-passing/fit-inputs.json]
         [--before OTHER.jsonl ...]
 
 ``RESULTS.jsonl`` is an ``assess_quality.py --split SPLIT --axes all --cache`` file. A change to how
@@ -37,7 +37,7 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("results", type=Path, nargs="+")
     ap.add_argument("--split", choices=("tune", "holdout"), default="tune")
-    ap.add_argument("--fit-inputs", type=Path, default=ROOT / "results/assess-quality/fit-inputs.json")
+    ap.add_argument("--fit-inputs", type=Path, default=ROOT / "results/chance-of-passing/fit-inputs.json")
     ap.add_argument("--before", type=Path, nargs="+", default=None, help="compare with these results files (another seed, another commit) instead of the fit's rows")
     args = ap.parse_args()
     inputs = FitInputs.read(args.fit_inputs)

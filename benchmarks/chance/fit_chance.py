@@ -1,7 +1,7 @@
 """Fit the chance of passing on the tune split, measure it on the holdout split, and write the
 model's calibration file.
 
-    .venv/bin/python -m benchmarks.chance.fit_chance [--write] [--plot results/assess-quality/reliability.png]
+    .venv/bin/python -m benchmarks.chance.fit_chance [--write] [--plot results/chance-of-passing/reliability.png]
 
 Reads what ``benchmarks/assessment/assess_quality.py --axes all`` measured (``benchmarks/out/assess-quality-
 {tune,holdout}-all.jsonl``): every signal of both functions of each right/wrong pair, assessed with
@@ -190,7 +190,7 @@ def fit_inputs(args: argparse.Namespace) -> FitInputs:
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--inputs", type=Path, default=None, help="a manifest of the results files to fit and check on (results/assess-quality/fit-inputs.json, results/qwen2.5-coder-1.5b/calibration/fit-inputs.json); the options below add to it")
+    ap.add_argument("--inputs", type=Path, default=None, help="a manifest of the results files to fit and check on (results/chance-of-passing/fit-inputs.json, results/qwen2.5-coder-1.5b/calibration/fit-inputs.json); the options below add to it")
     ap.add_argument("--tune", type=Path, action="append", help="full-run results of tune pairs (default benchmarks/out/assess-quality-tune-all.jsonl); may be given more than once: the files' pairs together (--tune-lexical applies to the first)")
     ap.add_argument("--holdout", type=Path, action="append", help="full-run results of holdout pairs (default benchmarks/out/assess-quality-holdout-all.jsonl); may be given more than once, as --tune (--holdout-lexical applies to the first)")
     ap.add_argument("--tune-lexical", type=Path, default=None, help="a lexical-only results file of the same pairs: lexical signals the full run lacks are taken from it")

@@ -1,8 +1,8 @@
 """The chance of passing on the model's own greedy code of tune problems, against the official tests.
 
     flock /tmp/qualm-model.lock .venv/bin/python -m benchmarks.chance.generated_chance \\
-        --out results/assess-quality/generated-tune.jsonl --stride 5 [--offset 2]
-    .venv/bin/python -m benchmarks.chance.generated_chance --report --out results/assess-quality/generated-tune.jsonl
+        --out results/chance-of-passing/generated-tune.jsonl --stride 5 [--offset 2]
+    .venv/bin/python -m benchmarks.chance.generated_chance --report --out results/chance-of-passing/generated-tune.jsonl
 
 The pairs are a person's code and one-edit mutants of it; the editor also assesses code the model
 has just written, where no swap exists (every token of greedy code is the model's likeliest) and
@@ -22,7 +22,7 @@ import json
 import time
 from pathlib import Path
 
-from benchmarks.common.paths import RESULTS, ROOT
+from benchmarks.common.paths import ROOT
 from qualm.calibrate import ReferenceProblem, with_task
 from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, read_generated, read_pairs
 from qualm.chance_fit import check_fit_split
@@ -35,7 +35,6 @@ from qualm.settings import Settings
 from qualm_sandbox import SandboxConfig
 
 DATA = ROOT / PAIRS_FILE
-R = RESULTS / "assess-quality"
 
 
 def tune_problems(stride: int, offset: int = 0):
