@@ -141,6 +141,7 @@ def choose_isolation(mode: str = "auto") -> Isolation:
     if mode not in ("auto", "bubblewrap", "limits"):
         raise SandboxUnavailable(f"unknown sandbox mode '{mode}' (auto, bubblewrap or limits)")
     root = os.geteuid() == 0
+    unusable = ""  # why an installed bubblewrap was not used, said in what follows
     if mode in ("auto", "bubblewrap"):
         bwrap = shutil.which("bwrap")
         problem = "bubblewrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
@@ -161,18 +162,23 @@ def choose_isolation(mode: str = "auto") -> Isolation:
             problem = _probe(candidate)
             if problem is None:
                 return candidate
+            unusable = f"bubblewrap ({bwrap}) is installed but cannot run here: {problem}"
         if mode == "bubblewrap":
             raise SandboxUnavailable(f"bubblewrap cannot run here: {problem}")
     if root:
         # Without namespaces, model-written code running as root could kill every process on the
         # machine (kill(-1)), fork without bound (root ignores RLIMIT_NPROC) and write anywhere.
         raise SandboxUnavailable(
-            "refusing to run model-written tests as root without bubblewrap (install it: apt-get install bubblewrap), or run qualm as a normal user"
+            f"refusing to run model-written tests as root without a working bubblewrap ({unusable}), or run qualm as a normal user"
+            if unusable
+            else "refusing to run model-written tests as root without bubblewrap (install it: apt-get install bubblewrap), or run qualm as a normal user"
         )
     note = (
         "limits only (no namespaces): resource limits, scrubbed environment, temporary HOME and working folder; "
         "network and files are not isolated, and a test could signal your other processes"
     )
+    if unusable:
+        note += f" ({unusable})"
     return Isolation(name="limits", note=note, drop_privileges=False)
 
 

@@ -3,16 +3,11 @@ function in the real sandbox (real subprocesses)."""
 
 from __future__ import annotations
 
-import pytest
-
 from qualm.lang import PYTHON
 from qualm.signals.examples import check_examples
-from qualm_sandbox import SandboxConfig, SandboxUnavailable, choose_isolation
+from qualm_sandbox import SandboxConfig
 
-try:
-    choose_isolation("auto")
-except SandboxUnavailable as exc:  # root without bubblewrap: qualm refuses to run such code at all
-    pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
+# Where the sandbox is missing or broken, conftest.py fails or skips every test here.
 
 CONFIG = SandboxConfig(timeout=2.0, memory_mb=512)
 TEXT = '''def choose_num(x, y):

@@ -7,21 +7,21 @@ says which isolation was active, and the bubblewrap-only checks are skipped with
 from __future__ import annotations
 
 import hashlib
+import shutil
 import socket
 import subprocess
 import tempfile
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
-from qualm_sandbox import SandboxConfig, SandboxUnavailable, choose_isolation, run_tests
+from qualm_sandbox import SandboxConfig, run_tests
 
-try:
-    ISOLATION = choose_isolation("auto")
-except SandboxUnavailable as exc:  # root without bubblewrap: qualm refuses to run such code at all
-    pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
+# Where the sandbox is missing or broken, conftest.py fails or skips every test here.
 
 CANDIDATE = "def double(x):\n    return 2 * x\n"
 CONTROL = "assert double(21) == 42"
@@ -119,12 +119,12 @@ def _qualm_sleepers() -> list[str]:
     return [line for line in out.splitlines() if "qualm-detached-sleeper" in line and "ps -eo" not in line]
 
 
-def test_hostile_battery_is_contained(outside, listener, monkeypatch):
+def test_hostile_battery_is_contained(outside, listener, monkeypatch, isolation):
     port, received = listener
     monkeypatch.setenv("QUALM_TEST_SECRET", "do-not-leak")
     snippets = hostile_snippets(outside, port)
     assert len(snippets) >= 20
-    if ISOLATION.name == "limits":
+    if isolation.name == "limits":
         # Without a PID namespace kill(-1) reaches every process of this user, pytest included
         # (documented in the README); everything else must still be contained.
         snippets = [s for s in snippets if s[0] != "kill every process"]
@@ -149,23 +149,24 @@ def test_hostile_battery_is_contained(outside, listener, monkeypatch):
         assert received == []  # nothing reached the host's loopback
 
 
-def test_bubblewrap_is_active_where_installed():
-    iso = ISOLATION
-    if iso.name != "bubblewrap":
-        pytest.skip(f"bubblewrap not usable here: {iso.note}")
-    assert "namespaces" in iso.note
+def test_bubblewrap_is_active_where_installed(bubblewrap):
+    # bwrap on the PATH but unusable fails here (conftest.py), with why; not installed skips
+    # (fails under CI)
+    assert bubblewrap.bwrap == shutil.which("bwrap") and "namespaces" in bubblewrap.note
 
 
+@pytest.mark.usefixtures("bubblewrap")  # without namespaces a detached process can outlive the run (documented)
 def test_detached_processes_do_not_outlive_the_run():
     report = run_tests(
         CANDIDATE,
         ["import subprocess\nsubprocess.Popen(['/bin/sh', '-c', 'exec -a qualm-detached-sleeper sleep 600'], start_new_session=True)\nassert True"],
         FAST,
     )
-    time.sleep(0.3)
-    if report.isolation == "limits":
-        pytest.skip("without namespaces a detached process can outlive the run (documented)")
-    assert report.outcomes[0].status in {"passed", "error"}
+    assert report.isolation == "bubblewrap" and report.outcomes[0].status in {"passed", "error"}
+    # the namespace's processes die with the run; one that outlived it would sleep for 600 s
+    end = time.monotonic() + seconds(10)
+    while _qualm_sleepers() and time.monotonic() < end:
+        time.sleep(0.1)
     assert _qualm_sleepers() == []
 
 
@@ -203,10 +204,10 @@ def test_should_stop_cancels_between_tests():
         calls.append(1)
         return len(calls) > 3
 
-    t0 = time.monotonic()
-    report = run_tests(CANDIDATE, ["import time\ntime.sleep(1)"] * 5, FAST, should_stop=stop)
+    # each test would pass after 30 s: a run that stops on should_stop passes none of them
+    report = run_tests(CANDIDATE, ["import time\ntime.sleep(30)"] * 5, replace(FAST, timeout=60.0), should_stop=stop)
     assert report.cancelled
-    assert time.monotonic() - t0 < 3.0  # not 5 x 1 s
+    assert "passed" not in [o.status for o in report.outcomes]
     assert any(o.message == "cancelled before it ran" for o in report.outcomes)
 
 

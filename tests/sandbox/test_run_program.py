@@ -10,15 +10,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
-from qualm_sandbox import NOBODY, SandboxConfig, SandboxUnavailable, choose_isolation, run_program
+from qualm_sandbox import NOBODY, SandboxConfig, run_program
 
-try:
-    ISOLATION = choose_isolation("auto")
-except SandboxUnavailable as exc:  # root without bubblewrap: qualm refuses to run such code at all
-    pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
+# Where the sandbox is missing or broken, conftest.py fails or skips every test here.
 
-needs_bubblewrap = pytest.mark.skipif(ISOLATION.name != "bubblewrap", reason=f"bubblewrap not active: {ISOLATION.note}")
 FAST = SandboxConfig(timeout=5.0, memory_mb=512)
 
 
@@ -26,10 +23,10 @@ def python(code: str, work: Path, config: SandboxConfig = FAST, **kw):
     return run_program([sys.executable, "-c", code], work, config, **kw)
 
 
-def test_output_and_exit_code_are_captured(tmp_path: Path):
+def test_output_and_exit_code_are_captured(tmp_path: Path, isolation):
     result = python("import sys\nprint('to stdout')\nprint('to stderr', file=sys.stderr)\nsys.exit(3)", tmp_path)
     assert (result.returncode, result.stdout, result.stderr, result.timed_out) == (3, "to stdout\n", "to stderr\n", False)
-    assert result.isolation == ISOLATION.name and 0 < result.seconds < 5
+    assert result.isolation == isolation.name and 0 < result.seconds
 
 
 def test_only_the_end_of_a_long_output_is_kept(tmp_path: Path):
@@ -40,7 +37,7 @@ def test_only_the_end_of_a_long_output_is_kept(tmp_path: Path):
 def test_the_time_limit_kills_the_program(tmp_path: Path):
     result = python("import time\ntime.sleep(60)", tmp_path, SandboxConfig(timeout=1.0))
     assert result.timed_out and result.returncode is None
-    assert result.seconds < 5
+    assert result.seconds < seconds(5)  # killed at its limit of 1 s, not after the program's 60
 
 
 def test_the_memory_limit_is_enforced(tmp_path: Path):
@@ -61,7 +58,7 @@ def test_a_missing_program_is_an_exit_code_not_an_exception(tmp_path: Path):
     assert result.returncode == 127 and "cannot run" in result.stderr
 
 
-@needs_bubblewrap
+@pytest.mark.usefixtures("bubblewrap")
 def test_the_network_is_blocked(tmp_path: Path):
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
@@ -82,7 +79,7 @@ def test_the_network_is_blocked(tmp_path: Path):
     assert result.returncode != 0
 
 
-@needs_bubblewrap
+@pytest.mark.usefixtures("bubblewrap")
 def test_files_outside_the_working_folder_are_out_of_reach(tmp_path: Path):
     outside = tmp_path / "outside.txt"
     outside.write_text("secret")

@@ -14,12 +14,9 @@ from qualm.lang import PYTHON
 from qualm.settings import Settings
 from qualm.signals.agreement import run_probes
 from qualm.trace import Alternative, TokenRecord, Trace
-from qualm_sandbox import SandboxConfig, SandboxUnavailable, choose_isolation, run_tests
+from qualm_sandbox import SandboxConfig, run_tests
 
-try:
-    choose_isolation("auto")
-except SandboxUnavailable as exc:  # root without bubblewrap: qualm refuses to run such code at all
-    pytest.skip(f"no sandbox here: {exc}", allow_module_level=True)
+# Where the sandbox is missing or broken, conftest.py fails or skips every test here.
 
 CONFIG = SandboxConfig(timeout=1.0, memory_mb=512)
 TESTS = ["assert add(2, 3) == 5", "assert add(0, 0) == 0", "assert add(-1, 1) == 0"]
