@@ -6,11 +6,16 @@ what the prompt holds and what runs in the real sandbox)."""
 from __future__ import annotations
 
 import json
-import time
+import threading
+from dataclasses import dataclass
 
+import pytest
+
+from qualm.engine import solutions as solutions_module
 from qualm.engine.samples import SampleCache
 from qualm.engine.solutions import check_against_solutions, sandbox_workers, solution_jobs
 from qualm.lang import PYTHON
+from qualm.model import CancelToken
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.prompts import CODE_GENERATION_PREFILL
 from qualm.settings import Settings
@@ -75,7 +80,37 @@ def _looping_at_ten(tmp_path, body: str, tests: list[str], n_solutions: int, pro
     return ScriptedBackend(script), settings, config, run_probes(program, tests, "add", config), calls
 
 
-def test_a_varied_input_that_makes_the_solutions_loop_costs_a_short_limit_and_is_left_out(tmp_path):
+@dataclass(frozen=True)
+class SandboxRun:
+    program: str
+    statements: tuple[str, ...]
+    limit: float  # each call's (or test's) own time limit, enforced in the sandbox
+    budget: float  # the whole run's, after which what did not run is left out
+
+
+@pytest.fixture
+def sandbox_runs(monkeypatch) -> list[SandboxRun]:
+    """What check_against_solutions asks of the sandbox, run by run. The runs' budgets are kept but
+    their clock is fake and never runs out: a loaded machine then answers every call a fast one
+    would, and what is checked is the limits asked for, not how long the runs took. A call that
+    loops is still stopped by its own limit, which the sandbox enforces."""
+    runs: list[SandboxRun] = []
+    asked = threading.local()  # or_after is asked just before run_probes, on the same thread
+
+    def or_after(self, seconds):
+        asked.budget = seconds
+        return lambda: self.cancelled
+
+    def recorded(program, statements, function_name, config=None, should_stop=None):
+        runs.append(SandboxRun(program, tuple(statements), config.timeout, asked.budget))
+        return run_probes(program, statements, function_name, config, should_stop=should_stop)
+
+    monkeypatch.setattr(CancelToken, "or_after", or_after)
+    monkeypatch.setattr(solutions_module, "run_probes", recorded)
+    return runs
+
+
+def test_a_varied_input_that_makes_the_solutions_loop_costs_a_short_limit_and_is_left_out(tmp_path, sandbox_runs):
     # every solution loops on add(10, ...), which the varied inputs include (5 doubled); that call
     # gets a short limit of its own (a normal call takes milliseconds) and is left out, the other
     # varied calls are still answered and compared
@@ -83,14 +118,18 @@ def test_a_varied_input_that_makes_the_solutions_loop_costs_a_short_limit_and_is
     tests = ["assert add(5, 2) == 7", "assert add(7, 1) == 8", "assert add(0, 0) == 0"]
     program = "def add(a, b):\n    return a + b\n"
     backend, settings, config, candidate, calls = _looping_at_ten(tmp_path, body, tests, 6, program)
-    started = time.monotonic()
     result = check_against_solutions(backend, _problem(), "add", candidate, settings, PYTHON, config, program=program)
-    took = time.monotonic() - started
-    # six solutions and the code, each looping once, on two workers: each varied call gets
-    # max(0.25, budget / 4) with budget 2 x 2 x 1.0 / 7 = 0.57 s, not the per-test limit of 1 s
-    assert took < 5.0, took
     assert result.differential == 0.0
     assert f"on 0 of {len(calls) - 1} varied inputs" in result.differential_note  # add(10, 2) left out
+    # six solutions and the code on the varied calls, each its share of about twice the per-test
+    # limit on two workers (2 x 2 x 1.0 / 7 = 0.57 s), each call max(0.25, 0.57 / 4) = 0.25 s: a
+    # call that loops costs a quarter of the per-test limit of 1 s
+    varied = [r for r in sandbox_runs if "add(10, 2)" in r.statements]
+    assert len(varied) == 7 and [r.program for r in varied].count(program) == 1  # the code's run and one a solution
+    assert all(r.limit == 0.25 and r.budget == pytest.approx(4 / 7) for r in varied)
+    # the solutions' runs of the code's tests keep the per-test limit, and twice it in all
+    probes = [r for r in sandbox_runs if r.statements == tuple(tests)]
+    assert len(probes) == 6 and all(r.limit == 1.0 and r.budget == 2.0 for r in probes)
 
 
 def test_solution_checks_run_one_sandboxed_program_per_core_but_never_fewer_than_two():
@@ -100,7 +139,7 @@ def test_solution_checks_run_one_sandboxed_program_per_core_but_never_fewer_than
     assert sandbox_workers(1, 16) == 2
 
 
-def test_the_solutions_are_not_asked_a_varied_call_the_code_did_not_answer(tmp_path):
+def test_the_solutions_are_not_asked_a_varied_call_the_code_did_not_answer(tmp_path, sandbox_runs):
     # the code loops on add(10, ...); that call has nothing to compare the solutions' answers with,
     # so no solution is run on it (on a CPU, a call that loops costs its limit in every program)
     program = "def add(a, b):\n    while a == 10:\n        pass\n    return a + b\n"

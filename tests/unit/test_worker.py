@@ -2,8 +2,23 @@ import asyncio
 import threading
 
 import pytest
+from timing import seconds
 
 from qualm.lsp.worker import ModelWorker
+
+
+async def _stopped(worker: ModelWorker) -> None:
+    """Stop the worker, wait for its thread to end, then run what it handed to the loop: after
+    this, every on_idle it will ever report has been reported (no sleep that a slow machine could
+    outlast)."""
+    worker.stop()
+    thread = worker._thread
+    await asyncio.to_thread(thread.join, seconds(30))
+    assert not thread.is_alive(), "the worker's thread did not end"
+    loop = asyncio.get_running_loop()
+    settled = loop.create_future()
+    loop.call_soon(settled.set_result, None)  # after the callbacks the thread queued before it ended
+    await settled
 
 
 def test_idle_is_reported_once_the_queue_is_empty_even_when_the_last_job_was_cancelled_before_it_started():
@@ -11,18 +26,22 @@ def test_idle_is_reported_once_the_queue_is_empty_even_when_the_last_job_was_can
         idle: list[int] = []
         worker = ModelWorker(on_idle=lambda: idle.append(1))
         gate = threading.Event()
-        first, _ = worker.submit(lambda cancel: gate.wait(5))
+        first, _ = worker.submit(lambda cancel: gate.wait())
         second, token = worker.submit(lambda cancel: "never runs")
         token.cancel()  # the user typed on: the queued completion is dropped before it starts
         gate.set()
         assert await first is True
         with pytest.raises(asyncio.CancelledError):
             await second
-        await asyncio.sleep(0.05)
+        # the worker reports idle after it settled the dropped job: wait for it (stopping the worker
+        # first would put the stop in the queue, which then is not empty), then for anything more
+        end = asyncio.get_running_loop().time() + seconds(30)
+        while not idle and asyncio.get_running_loop().time() < end:
+            await asyncio.sleep(0.01)
+        await _stopped(worker)
         assert idle == [1]  # not after the first job (another was waiting), once after the dropped one
-        worker.stop()
 
-    asyncio.run(main())
+    asyncio.run(asyncio.wait_for(main(), seconds(60)))
 
 
 def test_a_newer_job_with_the_same_key_cancels_the_older():
@@ -37,9 +56,11 @@ def test_a_newer_job_with_the_same_key_cancels_the_older():
             return "stopped"
 
         older, _ = worker.submit(slow, key="complete:a")
-        started.wait(5)
+        # the older job must be running, not queued, when the newer arrives (queued, it would be
+        # dropped before it started: the first test's case)
+        assert await asyncio.to_thread(started.wait, seconds(30))
         newer, _ = worker.submit(lambda cancel: "done", key="complete:a")
         assert await older == "stopped" and await newer == "done"
-        worker.stop()
+        await _stopped(worker)
 
-    asyncio.run(main())
+    asyncio.run(asyncio.wait_for(main(), seconds(60)))
