@@ -4,6 +4,7 @@ pass-pattern disagreement. No model is loaded."""
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 from codebleu import calc_codebleu
 
+from qualm.evaluation import symbolic
 from qualm.evaluation.consistency import GREEDY, codebleu_similarity, consistency_bleu, consistency_vr, consistency_vro, pairwise_mean
 from qualm.evaluation.pass_pattern import pass_pattern_disagreement
 from qualm.evaluation.symbolic import SymbolicConfig, cluster_entropy, symbolic_clustering
@@ -175,7 +177,23 @@ def test_unparsable_and_entry_pointless_samples_are_singletons(sandbox):
     assert result.import_checks == 2  # the two that parse and define f
 
 
-def test_hostile_samples_are_contained_and_time_limited(sandbox, tmp_path: Path):
+@pytest.fixture
+def sandboxed(monkeypatch) -> list[tuple[str, float, bool]]:
+    """Each sandboxed checker run of symbolic clustering: (what it ran, its time limit, whether the
+    sandbox killed it at that limit)."""
+    runs: list[tuple[str, float, bool]] = []
+    real = symbolic.run_program
+
+    def recorded(argv, work, limits, **kw):
+        result = real(argv, work, limits, **kw)
+        runs.append((json.loads(argv[-1])["action"], limits.timeout, result.timed_out))
+        return result
+
+    monkeypatch.setattr(symbolic, "run_program", recorded)
+    return runs
+
+
+def test_hostile_samples_are_contained_and_time_limited(sandbox, sandboxed, tmp_path: Path):
     escaped = tmp_path / "escaped.txt"
     hang_at_import = "while True:\n    pass\n\n" + DOUBLE_MUL
     write_at_import = f"open({str(escaped)!r}, 'w').write('out')\n\n" + DOUBLE_MUL
@@ -186,16 +204,20 @@ def test_hostile_samples_are_contained_and_time_limited(sandbox, tmp_path: Path)
     assert result.clusters == ((0,), (1,), (2,), (3, 4))
     assert result.crosshair_calls == 1  # the broken samples are never representatives
     assert not escaped.exists()
-    assert result.seconds < 45
+    # the sample that hangs as it is imported is killed at the import limit; nothing else is cut
+    assert [run for run in sandboxed if run[2]] == [("import", 3.0, True)]
+    assert len(sandboxed) == 6 and sandboxed[0] == ("import", 3.0, True)  # five imports, one comparison
 
 
-def test_a_sample_that_hangs_when_called_is_never_merged(sandbox):
+def test_a_sample_that_hangs_when_called_is_never_merged(sandbox, sandboxed):
     hangs = "def f(x: int) -> int:\n    while True:\n        pass\n"
     config = SymbolicConfig(pair_timeout_s=6.0, total_budget_s=60.0)
     result = symbolic_clustering([DOUBLE_MUL, hangs], "f", config)
     assert result.clusters == ((0,), (1,))
     assert result.checks[0].verdict == "inconclusive"  # CrossHair itself never stops on it
-    assert result.checks[0].seconds < 10
+    # the comparison is killed at its limit, and only it
+    assert sandboxed == [("import", 10.0, False), ("import", 10.0, False), ("diffbehavior", 6.0, True)]
+    assert result.checks[0].detail == "killed after 6.0 s"
     assert result.uncertainty == pytest.approx(math.log(2))
 
 
