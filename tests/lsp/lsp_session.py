@@ -78,7 +78,9 @@ class Session:
                 self.progress.append(params.value)
                 self.progress_tokens.append(params.token)
 
-    async def start(self, options: dict | None = None, wait_ready: bool = True, workspace_folders: list[str] | None = None) -> None:
+    async def start(self, options: dict | None = None, wait_ready: bool = True, workspace_folders: list[str] | None = None, configuration: bool = False) -> None:
+        """``configuration``: the client answers workspace/configuration (register its handler on
+        ``self.client`` first)."""
         await self.client.start_io(sys.executable, "-m", "qualm", "serve", "--stdio")  # as VS Code starts it
         # pygls's client pipes the server's stderr and never reads it; a full pipe would block the
         # server's logging (as an editor's output channel would not), so drain it here.
@@ -86,7 +88,7 @@ class Session:
         self._drain = asyncio.create_task(self._read_stderr(self.client._server.stderr))
         caps = t.ClientCapabilities(
             window=t.WindowClientCapabilities(work_done_progress=True),
-            workspace=t.WorkspaceClientCapabilities(code_lens=t.CodeLensWorkspaceClientCapabilities(refresh_support=True)),
+            workspace=t.WorkspaceClientCapabilities(code_lens=t.CodeLensWorkspaceClientCapabilities(refresh_support=True), configuration=configuration or None),
         )
         folders = [t.WorkspaceFolder(uri=uri, name=uri.rsplit("/", 1)[-1]) for uri in workspace_folders or []]
         self.init = await self.client.initialize_async(

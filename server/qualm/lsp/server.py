@@ -1,8 +1,10 @@
 """qualm's language server: state and model wiring; the features are thin modules over the engine.
 
 State lives on the server object (settings, the model, per-document marks, completions and
-assessments). Each LSP feature is a module under ``qualm.lsp.features`` that registers its handlers
-on a server (``qualm.lsp.app`` assembles them); nothing here imports a feature.
+assessments). Settings are kept per workspace folder (a document reads its folder's with
+:meth:`QualmServer.settings_for`); the model and the calibration file are one per server, from the
+window's settings. Each LSP feature is a module under ``qualm.lsp.features`` that registers its
+handlers on a server (``qualm.lsp.app`` assembles them); nothing here imports a feature.
 """
 
 from __future__ import annotations
@@ -13,10 +15,12 @@ import time
 from bisect import bisect_right
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from dataclasses import fields as dataclass_fields
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls import uris
@@ -98,7 +102,13 @@ class DocumentState:
 class QualmServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("qualm", __version__)
+        # The window's settings (the answer without a scope): the model and the calibration file
+        # (one per server), features not tied to a document, and documents outside every folder.
         self.settings = Settings()
+        # Each workspace folder's settings by the folder's URI (its own answer), with the model and
+        # the calibration file taken from the window's: settings_for(uri) picks a document's.
+        self.folder_settings: dict[str, Settings] = {}
+        self._told: set[tuple[str, str, str]] = set()  # (folder, setting, value) said once in the log
         self.backend: ModelBackend | None = None
         self.calibration: Calibration | None = None
         # The plans and tests of problems assessed before, for this model: re-assessing an edited
@@ -258,9 +268,65 @@ class QualmServer(LanguageServer):
 
     # -- settings ------------------------------------------------------------------------------
 
+    def settings_for(self, uri: str | None) -> Settings:
+        """The settings of the document at ``uri``: those of the workspace folder it is in (the
+        deepest, when folders nest), else the window's (an untitled document, a file outside the
+        folders, a folder whose settings have not come yet)."""
+        return _deepest(uri, self.folder_settings) or self.settings
+
+    def document_settings(self) -> dict[str, Settings]:
+        """Every open document's settings now: compared after a change, the documents to publish again."""
+        return {uri: self.settings_for(uri) for uri in self.docs}
+
+    def apply_configuration(self, window: Any, folders: dict[str, tuple[str, Any]]) -> bool:
+        """Apply a ``workspace/configuration`` answer: the window's settings (no scope) and each
+        folder's (folder URI -> (name, answer)). A folder whose settings are refused keeps its last
+        good ones; a folder no longer open is forgotten. True if the model must be reloaded."""
+        reload = self.apply_settings(window)
+        kept = {uri: s for uri, s in self.folder_settings.items() if uri in folders}
+        for uri, (name, data) in folders.items():
+            if isinstance(data, dict) and isinstance(data.get("qualm"), dict):
+                data = data["qualm"]
+            if not data:
+                continue  # no answer for this folder: its last settings, else the window's
+            try:
+                own = Settings.from_mapping(data)
+            except SettingsError as exc:
+                self.log(f"qualm: settings of the workspace folder {name} ignored (it keeps its previous ones): {exc}", types.MessageType.Error)
+                self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"qualm: workspace folder {name}: {exc}"))
+                continue
+            self._tell_server_wide(name, own)
+            kept[uri] = own
+        self.folder_settings = {uri: self._server_wide(s) for uri, s in kept.items()}
+        return reload
+
+    def _server_wide(self, own: Settings) -> Settings:
+        """A folder's settings with what one server has once (the model, the calibration file) from
+        the window's settings."""
+        window = self.settings
+        if own.model == window.model and own.ensemble.calibration_file == window.ensemble.calibration_file:
+            return own
+        return replace(own, model=window.model, ensemble=replace(own.ensemble, calibration_file=window.ensemble.calibration_file))
+
+    def _tell_server_wide(self, folder: str, own: Settings) -> None:
+        """Say once per value when a folder sets a model setting (or the calibration file) other than
+        the window's: one model serves every folder, and which value it uses."""
+        window = self.settings
+        pairs = [(f"model.{f.name}", getattr(own.model, f.name), getattr(window.model, f.name)) for f in dataclass_fields(own.model)]
+        pairs.append(("ensemble.calibration_file", own.ensemble.calibration_file, window.ensemble.calibration_file))
+        for name, mine, used in pairs:
+            if mine == used or (folder, name, repr(mine)) in self._told:
+                continue
+            self._told.add((folder, name, repr(mine)))
+            self.log(
+                f"qualm: the workspace folder {folder} sets qualm.{name} to {mine!r}, but one server runs one model for every folder: "
+                f"it uses {used!r}, the window's value (user or workspace settings; the folder's own when it is opened alone)",
+                types.MessageType.Warning,
+            )
+
     def apply_settings(self, data: Any) -> bool:
-        """Replace the settings from client data; True if the model must be reloaded (a changed
-        calibration file alone is re-read at once)."""
+        """Replace the window's settings from client data; True if the model must be reloaded (a
+        changed calibration file alone is re-read at once)."""
         if isinstance(data, dict) and isinstance(data.get("qualm"), dict):
             data = data["qualm"]
         if not data:
@@ -274,6 +340,8 @@ class QualmServer(LanguageServer):
         reload = new.model != self.settings.model
         calibration_changed = new.ensemble.calibration_file != self.settings.ensemble.calibration_file
         self.settings = new
+        if reload or calibration_changed:
+            self.folder_settings = {uri: self._server_wide(s) for uri, s in self.folder_settings.items()}
         if calibration_changed and not reload and self.backend is not None:
             self.reload_calibration()
         return reload
@@ -302,6 +370,20 @@ class QualmServer(LanguageServer):
 
     def to_range(self, doc: TextDocument, start: int, end: int) -> types.Range:
         return self.to_ranges(doc, [(start, end)])[0]
+
+
+def _deepest(uri: str | None, by_folder: dict[str, Settings]) -> Settings | None:
+    """The value of the deepest folder (by URI) that holds ``uri``; None when none does. URIs are
+    compared unquoted, so that the client's encoding of a character does not matter."""
+    if not uri:
+        return None
+    target = unquote(uri)
+    best: tuple[int, Settings] | None = None
+    for folder, value in by_folder.items():
+        root = unquote(folder).rstrip("/")
+        if (target == root or target.startswith(root + "/")) and (best is None or len(root) > best[0]):
+            best = (len(root), value)
+    return None if best is None else best[1]
 
 
 def client_ranges(doc: TextDocument, codec: PositionCodec, spans: Iterable[tuple[int, int]]) -> list[types.Range]:

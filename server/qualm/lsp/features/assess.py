@@ -69,7 +69,7 @@ def register(server: QualmServer) -> None:
             document.functions()  # a file that does not parse is refused now, not on the model thread
         except (SourceError, UnknownDocument) as exc:
             raise _error(exc) from exc
-        settings = ls.settings
+        settings = ls.settings_for(uri)
         result = await ls.run_model(lambda backend, token: engine.score_document(backend, document, settings, cancel=token), key=f"score:{uri}")
         state = ls.docs.get(uri)
         if state is None or state.text != document.text:
@@ -104,7 +104,7 @@ async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str |
                 ls.work_done_progress.report, progress, types.WorkDoneProgressReport(message=f"{stage}: {message}", percentage=AXIS_STEPS.get(stage, None), cancellable=True)
             )
 
-    settings, calibration, samples, roots = ls.settings, ls.calibration, ls.samples, ls.import_roots(uri)
+    settings, calibration, samples, roots = ls.settings_for(uri), ls.calibration, ls.samples, ls.import_roots(uri)
     try:
         a = await ls.run_model(
             lambda backend, token: engine.assess_function(backend, fn, settings, calibration, on_progress, token, samples, roots), key=f"assess:{uri}:{fn.name}", cancel=cancel,

@@ -36,5 +36,5 @@ def register(server: QualmServer) -> None:
         stored = state.assessments.get(name) if state is not None and isinstance(name, str) else None
         stale = stored is not None and stored.source != data.get("source")
         assessment = stored.assessment if stored else None
-        lens.command = types.Command(title=lens_title(assessment, stale, ls.settings.editor.headline), command=ASSESS_COMMAND, arguments=[uri, name], tooltip=lens_tooltip(assessment))
+        lens.command = types.Command(title=lens_title(assessment, stale, ls.settings_for(uri if isinstance(uri, str) else None).editor.headline), command=ASSESS_COMMAND, arguments=[uri, name], tooltip=lens_tooltip(assessment))
         return lens

@@ -70,7 +70,7 @@ def _describe(result: Completion) -> str:
 async def _complete(ls: QualmServer, uri: str, position: types.Position, options: CompletionOptions, partial_token: Any) -> dict[str, Any]:
     doc, document = ls.document(uri)
     offset = doc.offset_at_position(position)
-    settings = ls.settings
+    settings = ls.settings_for(uri)
     context = _context(ls, uri)
     loop = asyncio.get_running_loop()
     k, thresholds = settings.lexical.top_k, settings.lexical.level_thresholds

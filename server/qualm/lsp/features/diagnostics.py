@@ -23,7 +23,7 @@ def publish(ls: QualmServer, uri: str) -> None:
     if state is None or uri not in ls.workspace.text_documents:
         return
     doc = ls.workspace.get_text_document(uri)
-    editor = ls.settings.editor
+    editor = ls.settings_for(uri).editor  # the levels of the document's folder
     floor = LEVELS.index(editor.diagnostic_level) if editor.diagnostic_level in LEVELS else 2
     spans = [m for m in state.marks if m.end > m.start]
     # once for both messages; a token's white space (a line break it ends with) is not painted

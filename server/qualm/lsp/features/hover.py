@@ -18,11 +18,12 @@ def register(server: QualmServer) -> None:
         except UnknownDocument:
             return None
         state = ls.docs[params.text_document.uri]
+        settings = ls.settings_for(params.text_document.uri)
         offset = doc.offset_at_position(params.position)
         for i, m in enumerate(state.marks):
             if m.start <= offset < m.end:
-                top = ls.settings.generation.top_alternatives
-                span = span_of(state.marks, i, ls.settings.editor.highlight_level, state.text)
+                top = settings.generation.top_alternatives
+                span = span_of(state.marks, i, settings.editor.highlight_level, state.text)
                 value = span_hover([x.data for x in span], m.data, top) if len(span) > 1 else token_hover(m.data, top)
                 return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=value), range=ls.to_range(doc, span[0].start, span[-1].end))
         if not state.assessments:
@@ -35,5 +36,5 @@ def register(server: QualmServer) -> None:
             stored = state.assessments.get(fn.name)
             if stored is not None and fn.line - 1 == params.position.line:
                 stale = stored.source != fn.source
-                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=assessment_hover(stored.assessment, stale, ls.settings.editor.headline)))
+                return types.Hover(contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=assessment_hover(stored.assessment, stale, settings.editor.headline)))
         return None

@@ -67,7 +67,7 @@ def _actions(ls: QualmServer, uri: str, version: int, marks: list[Mark[PlacedTok
     out = []
     state = ls.docs.get(uri)
     comments = state.language.comment_starts if state is not None else ("#",)
-    offered = choices(token, ls.settings.editor.alternative_floor, comment_starts=comments)
+    offered = choices(token, ls.settings_for(uri).editor.alternative_floor, comment_starts=comments)
     for i, alt in enumerate(token.alternatives):
         if alt in offered:
             out.append(types.CodeAction(
@@ -101,7 +101,7 @@ def _locate(ls: QualmServer, target: Target) -> tuple[Any, Any, int, PlacedToken
 async def run_regeneration(ls: QualmServer, target: Target, partial_token: Any = None, seed: int | None = None) -> tuple[Any, Regeneration]:
     doc, document, _, token, end = _locate(ls, target)
     choice = token.alternatives[target.choice] if target.choice >= 0 else None
-    settings = ls.settings
+    settings = ls.settings_for(target.uri)
     loop = asyncio.get_running_loop()
     origin = rewrite_start(token, document.text)
     r = ls.to_range(doc, origin, end)
