@@ -111,11 +111,26 @@ def allowed(schema: dict[str, Any]) -> str:
     return "<br>".join(parts)
 
 
+# What a setting that an untrusted workspace may not set names (its `x-restricted` field, which
+# extension/test/unit/restricted.test.ts keeps equal to restrictedConfigurations).
+_RESTRICTED = {
+    "program": "it names a program that qualm runs",
+    "file": "it names a file that qualm loads",
+    "server": "it names a server that qualm talks to",
+    "secret": "it names where a secret comes from",
+    "sandbox": "it decides how the tests of your code are isolated",
+}
+
+
 def description(schema: dict[str, Any]) -> str:
     text = schema.get("markdownDescription") or schema.get("description") or ""
     deprecated = schema.get("markdownDeprecationMessage") or schema.get("deprecationMessage")
     if deprecated:
         text = f"**Deprecated.** {deprecated} {text}".strip()
+    restricted = schema.get("x-restricted")
+    if restricted:
+        why = _RESTRICTED.get(restricted, f"it names a {restricted}")
+        text += f" **Restricted Mode:** {why}, so in an untrusted workspace only your user settings count (the workspace's value is ignored, and qualm says so)."
     return _markdown(text)
 
 

@@ -16,6 +16,7 @@ import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
 import { Choice, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, testsInterpreter, watchPythonInterpreter } from "./python";
 import { PREVIEW_COMMAND, asPreviewAction } from "./regenerate";
+import { SettingsReader } from "./restricted";
 import { EditorDefaults, RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
 export type ClientState = StatusParams["state"] | "starting" | "stopped" | "failed";
@@ -48,6 +49,8 @@ export class QualmClient implements vscode.Disposable {
   private server?: ServerInfo;
   private readonly disposables: vscode.Disposable[] = [];
   private starting?: Promise<void>;
+  /** Every read of qualm's settings, with workspace trust honoured (restricted.ts). */
+  readonly settings: SettingsReader;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -55,7 +58,12 @@ export class QualmClient implements vscode.Disposable {
     readonly log: vscode.LogOutputChannel,
     private readonly intercept: CommandInterceptor,
   ) {
+    this.settings = new SettingsReader(context.extension.packageJSON, log);
     this.disposables.push(
+      // The workspace's own programs and files apply once the user trusts it.
+      vscode.workspace.onDidGrantWorkspaceTrust(() => {
+        if (this.settings.anyIgnored) void this.restart();
+      }),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) {
           void this.restart();
@@ -90,9 +98,10 @@ export class QualmClient implements vscode.Disposable {
     this.setStatus({ state: "starting", message: "finding a Python with qualm", model: null });
     const scope = this.scope();
     const config = vscode.workspace.getConfiguration("qualm", scope);
+    void this.settings.explainIgnored(); // an untrusted workspace's programs and files: said once
     const choice = await chooseInterpreter(
       await candidates({
-        setting: config.get<string>("python", ""),
+        setting: this.settings.get<string>("python", "", scope),
         pythonExtension: () => this.selectedInterpreter(),
         setupInterpreters: () => setupInterpreters(this.context.extensionPath),
       }),
@@ -121,19 +130,14 @@ export class QualmClient implements vscode.Disposable {
       documentSelector: documentSelector(readLanguages(config.get<unknown>("languages"))),
       outputChannel: this.log,
       traceOutputChannel: this.log,
-      initializationOptions: serverSettings(config, this.editorDefaults()),
+      initializationOptions: serverSettings(this.settings.section("qualm", scope), this.editorDefaults()),
       middleware: {
         workspace: {
           // Each item in its own scope (a folder's settings for that folder), and of `qualm` only the
           // server's sections: the server rejects unknown keys.
+          // In an untrusted workspace, restricted settings come from the user's settings only.
           configuration: (params) =>
-            answerConfiguration(params.items, (section, scopeUri) => {
-              const resource = scopeUri ? vscode.Uri.parse(scopeUri) : undefined;
-              const dot = section.lastIndexOf(".");
-              return dot < 0
-                ? vscode.workspace.getConfiguration(undefined, resource).get(section)
-                : vscode.workspace.getConfiguration(section.slice(0, dot), resource).get(section.slice(dot + 1));
-            }, this.editorDefaults()),
+            answerConfiguration(params.items, (section, scopeUri) => this.settings.section(section, scopeUri ? vscode.Uri.parse(scopeUri) : undefined), this.editorDefaults()),
         },
         executeCommand: async (command, args, next) => {
           const handled = this.intercept(command, args);
@@ -266,7 +270,7 @@ export class QualmClient implements vscode.Disposable {
   private async findTestsPython(): Promise<void> {
     const found = await testsInterpreter(await this.selectedInterpreter().catch(() => undefined));
     this.testsPython = found.path;
-    const own = vscode.workspace.getConfiguration("qualm", this.scope()).get<string>("functional.python", "").trim();
+    const own = String(this.settings.get<string>("functional.python", "", this.scope()) ?? "").trim();
     this.log.info(own ? `the tests of your code run with qualm.functional.python (${own})` : found.why);
   }
 
@@ -294,7 +298,7 @@ export class QualmClient implements vscode.Disposable {
     const sub = watchPythonInterpreter(
       api,
       () => this.scope(),
-      () => ({ setting: vscode.workspace.getConfiguration("qualm", this.scope()).get<string>("python", ""), running: this.interpreter }),
+      () => ({ setting: this.settings.get<string>("python", "", this.scope()), running: this.interpreter }),
       (decision) => {
         this.log.info(`Python extension: ${decision.why}${decision.restart ? ": restarting the server" : ""}`);
         if (decision.restart) void this.restart();
