@@ -3,7 +3,11 @@
 
 import * as vscode from "vscode";
 import {
+  CloseAction,
+  CloseHandlerResult,
   DidChangeConfigurationNotification,
+  ErrorAction,
+  ErrorHandlerResult,
   LanguageClient,
   LanguageClientOptions,
   ResponseError,
@@ -11,6 +15,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
+import { CrashHistory, LogTail, SHOWN_LINES, crashMessage, crashStatus, exitFromLog } from "./crashes";
 import { ServerInfo, judgeHandshake } from "./handshake";
 import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
@@ -19,7 +24,8 @@ import { PREVIEW_COMMAND, asPreviewAction } from "./regenerate";
 import { SettingsReader } from "./restricted";
 import { EditorDefaults, RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
-export type ClientState = StatusParams["state"] | "starting" | "stopped" | "failed";
+/** crashed: the server's process died unexpectedly (crashes.ts): it is being restarted, or not. */
+export type ClientState = StatusParams["state"] | "starting" | "stopped" | "failed" | "crashed";
 
 export interface ClientStatus {
   state: ClientState;
@@ -51,6 +57,17 @@ export class QualmClient implements vscode.Disposable {
   private starting?: Promise<void>;
   /** Every read of qualm's settings, with workspace trust honoured (restricted.ts). */
   readonly settings: SettingsReader;
+  private readonly crashes = new CrashHistory();
+  /** The server's last lines in the output channel (its stderr and log messages), for the crash
+   * notification. */
+  private readonly tail = new LogTail();
+  /** How the server's process ended ("signal SIGKILL"), as the language client logged it. */
+  private exit?: string;
+  /** The language client is restarting the server after a crash: its next start repeats the
+   * handshake. */
+  private recovering = false;
+  /** The output channel as the language client writes to it: every line also lands in `tail`. */
+  private readonly recorded: vscode.LogOutputChannel;
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -59,6 +76,7 @@ export class QualmClient implements vscode.Disposable {
     private readonly intercept: CommandInterceptor,
   ) {
     this.settings = new SettingsReader(context.extension.packageJSON, log);
+    this.recorded = recording(log, this.tail);
     this.disposables.push(
       // The workspace's own programs and files apply once the user trusts it.
       vscode.workspace.onDidGrantWorkspaceTrust(() => {
@@ -128,7 +146,8 @@ export class QualmClient implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       // qualm.languages restarts the client (RESTART_SETTINGS): a started client keeps its selector
       documentSelector: documentSelector(readLanguages(config.get<unknown>("languages"))),
-      outputChannel: this.log,
+      // (the server's stderr and log messages pass through the tail that a crash notification quotes)
+      outputChannel: this.recorded,
       traceOutputChannel: this.log,
       initializationOptions: serverSettings(this.settings.section("qualm", scope), this.editorDefaults()),
       middleware: {
@@ -151,11 +170,34 @@ export class QualmClient implements vscode.Disposable {
         },
         resolveCodeAction: (item, token, next) => (item.command?.command === PREVIEW_COMMAND ? item : next(item, token)),
       },
+      // vscode-languageclient's own crash handling, not a watch on the process of ours: the client owns
+      // the process and the connection, calls closed() only when the connection closed while it was
+      // running (never for a stop or restart of ours), and on CloseAction.Restart starts the same
+      // command again, re-registers its features and re-opens the open documents. A watcher of ours
+      // would race that restart and have to tell our own stops from crashes.
+      errorHandler: {
+        error: (error, message, count) => this.connectionError(client, error, count),
+        closed: () => this.closed(client),
+      },
     };
-    const client = new LeveledLanguageClient("qualm", "qualm", serverOptions, clientOptions, this.log);
+    const client: LanguageClient = new LeveledLanguageClient("qualm", "qualm", serverOptions, clientOptions, this.recorded, (exit) => (this.exit = exit));
     this.client = client;
+    this.exit = undefined;
     client.onDidChangeState((e) => {
-      if (e.newState === State.Stopped && this.client === client) {
+      if (this.client !== client) return;
+      if (e.newState === State.Starting && this.recovering) {
+        // The language client restarts the server after a crash: the new process knows no marks,
+        // lenses or diagnostics (the client keeps its diagnostics across a restart: drop them).
+        this.exit = undefined;
+        this.server = undefined;
+        client.diagnostics?.clear();
+        this.setStatus({ state: "starting", message: `restarting ${chosen.path} -m qualm serve after a crash`, model: null });
+      } else if (e.newState === State.Running && this.recovering) {
+        this.recovering = false;
+        void this.handshake(client, chosen.path, chosen.version).then((ok) => {
+          if (ok && this.status.state === "starting") this.setStatus({ state: "loading", message: "loading the model", model: null });
+        });
+      } else if (e.newState === State.Stopped && !this.recovering && this.status.state !== "crashed" && this.status.state !== "failed") {
         this.setStatus({ state: "stopped", message: "the server stopped", model: null });
       }
     });
@@ -233,6 +275,9 @@ export class QualmClient implements vscode.Disposable {
     this.client = undefined;
     if (client) {
       try {
+        // a restart after a crash under way: let it come up (the client cannot stop a starting
+        // server), then stop it
+        if (client.state === State.Starting) await client.start().catch(() => undefined);
         await client.stop(5000);
       } catch (err) {
         this.log.warn(`stopping the server: ${err instanceof Error ? err.message : err}`);
@@ -241,8 +286,49 @@ export class QualmClient implements vscode.Disposable {
     this.setStatus({ state: "stopped", message: "stopped", model: null });
   }
 
+  /** The connection to the server closed while the client was running: the process died. Restart
+   * it (the language client does) unless it died MAX_CRASHES times within CRASH_WINDOW_MS; either
+   * way the status and a notification say what happened, with its last lines and a Restart button. */
+  private async closed(client: LanguageClient): Promise<CloseHandlerResult> {
+    if (this.client !== client) return { action: CloseAction.DoNotRestart, handled: true }; // one we let go
+    // The process's exit is logged by the client a moment after the pipe closes: wait for it briefly.
+    for (let i = 0; i < 20 && this.exit === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    const verdict = this.crashes.record(Date.now());
+    const exit = this.exit;
+    const message = crashMessage(verdict, exit, this.tail.last(SHOWN_LINES));
+    this.log.error(`${message}\nthe server's last lines:\n${this.tail.last(20).join("\n")}`);
+    this.server = undefined;
+    this.recovering = verdict.restart;
+    this.setStatus({ state: "crashed", message: crashStatus(verdict, exit), model: null });
+    void this.explainCrash(message);
+    return verdict.restart ? { action: CloseAction.Restart, handled: true } : { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  /** Reading from or writing to the server failed (its pipe broke): as vscode-languageclient's
+   * default, carry on three times, then stop the server, here with the crash's notification. */
+  private connectionError(client: LanguageClient, error: Error, count: number | undefined): ErrorHandlerResult {
+    this.log.warn(`the connection to the server failed (${count ?? 1}× in a row): ${error.message}`);
+    if (count !== undefined && count <= 3) return { action: ErrorAction.Continue, handled: true };
+    if (this.client === client) {
+      const message = `qualm: the connection to the language server keeps failing (${error.message}): it was stopped.`;
+      this.setStatus({ state: "crashed", message: `${error.message}: stopped (qualm: Restart Language Server)`, model: null });
+      void this.explainCrash(message);
+    }
+    return { action: ErrorAction.Shutdown, handled: true };
+  }
+
+  private async explainCrash(message: string): Promise<void> {
+    const choice = await vscode.window.showErrorMessage(message, "Restart", "Show Log");
+    if (choice === "Restart") await this.restart();
+    if (choice === "Show Log") this.log.show(true);
+  }
+
+  /** Stop and start the server anew (the command, the crash notification's button, a setting that
+   * needs it): the crashes counted so far are forgotten. */
   async restart(): Promise<void> {
     this.log.info("restarting the server");
+    this.crashes.reset();
+    this.recovering = false;
     await this.starting?.catch(() => undefined);
     await this.stop();
     await this.start();
@@ -339,7 +425,15 @@ export class QualmClient implements vscode.Disposable {
  * and a time stamp of its own, which a LogOutputChannel files under "info". This writes each at its
  * level (the channel stamps the time); errors it would show still get a notification. */
 class LeveledLanguageClient extends LanguageClient {
-  constructor(id: string, name: string, serverOptions: ServerOptions, clientOptions: LanguageClientOptions, private readonly logChannel: vscode.LogOutputChannel) {
+  constructor(
+    id: string,
+    name: string,
+    serverOptions: ServerOptions,
+    clientOptions: LanguageClientOptions,
+    private readonly logChannel: vscode.LogOutputChannel,
+    /** Told how the server's process ended ("signal SIGKILL"), from the client's line about it. */
+    private readonly onExit: (exit: string) => void,
+  ) {
     super(id, name, serverOptions, clientOptions);
   }
 
@@ -357,6 +451,8 @@ class LeveledLanguageClient extends LanguageClient {
 
   override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
     if (!this.logChannel) return super.error(message, data, showNotification);
+    const exit = exitFromLog(message);
+    if (exit) this.onExit(exit);
     // the client reports every exit as an error; after a shutdown, exit code 0 is the expected end
     if (message === "Server process exited with code 0.") return this.info(message);
     this.logChannel.error(withData(message, data));
@@ -364,6 +460,26 @@ class LeveledLanguageClient extends LanguageClient {
       void vscode.window.showErrorMessage(`qualm: ${message}`, "Show Log").then((c) => c && this.logChannel.show(true));
     }
   }
+}
+
+/** `channel`, with what is written to it also kept in `tail` (trace and debug lines excepted): the
+ * server's stderr arrives through append(), its log messages and the client's through the levels. */
+function recording(channel: vscode.LogOutputChannel, tail: LogTail): vscode.LogOutputChannel {
+  return new Proxy(channel, {
+    get(target, prop) {
+      const value = Reflect.get(target, prop, target);
+      if (typeof value !== "function") return value;
+      if (prop === "append") return (text: string) => (tail.append(text), value.call(target, text));
+      if (prop === "appendLine") return (text: string) => (tail.append(text + "\n"), value.call(target, text));
+      if (prop === "info" || prop === "warn" || prop === "error") {
+        return (message: string | Error, ...args: unknown[]) => {
+          tail.line(`[${prop}] ${message instanceof Error ? message.message : message}`);
+          return value.call(target, message, ...args);
+        };
+      }
+      return value.bind(target);
+    },
+  });
 }
 
 function withData(message: string, data: unknown): string {

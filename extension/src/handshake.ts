@@ -13,6 +13,8 @@ export interface ServerInfo {
   version: string;
   protocol: number;
   languages: string[];
+  /** The server's process id, where it says. */
+  pid?: number;
 }
 
 export type HandshakeOutcome =
@@ -60,13 +62,14 @@ export function judgeHandshake(input: HandshakeInput): HandshakeOutcome {
     const why = a.message.trim() || `the server (qualm ${a.serverVersion}, protocol ${a.protocol}) does not work with the extension (${clientVersion}, protocol ${input.protocol})`;
     return { kind: "incompatible", message: why.startsWith("qualm:") ? why : `qualm: ${why}` };
   }
-  const server: ServerInfo = { version: a.serverVersion, protocol: a.protocol, languages: [...a.languages] };
+  const server: ServerInfo = { version: a.serverVersion, protocol: a.protocol, languages: [...a.languages], ...(a.pid !== undefined ? { pid: a.pid } : {}) };
   const note = a.protocol === input.protocol ? "" : ` (the server speaks protocol ${a.protocol} and says it also serves ${input.protocol})`;
   const message = a.message.trim() ? `: ${a.message.trim()}` : "";
+  const pid = a.pid !== undefined ? `; server process ${a.pid}` : "";
   return {
     kind: "compatible",
     server,
-    log: `handshake: server qualm ${a.serverVersion}, protocol ${a.protocol}, languages ${a.languages.join(", ") || "none"}; extension ${clientVersion}, protocol ${input.protocol}${note}${message}`,
+    log: `handshake: server qualm ${a.serverVersion}, protocol ${a.protocol}, languages ${a.languages.join(", ") || "none"}; extension ${clientVersion}, protocol ${input.protocol}${note}${message}${pid}`,
   };
 }
 
@@ -82,6 +85,7 @@ function normalize(a: unknown): HandshakeResult | undefined {
     protocol: typeof r.protocol === "number" ? r.protocol : NaN,
     languages: Array.isArray(r.languages) ? r.languages.filter((l): l is string => typeof l === "string") : [],
     message: typeof r.message === "string" ? r.message : "",
+    ...(Number.isInteger(r.pid) && (r.pid as number) > 0 ? { pid: r.pid as number } : {}),
   };
 }
 

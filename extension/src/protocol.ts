@@ -113,6 +113,9 @@ export interface HandshakeResult {
   languages: string[];
   compatible: boolean;
   message: string;
+  /** The server's process id (absent from servers before it was added): the log names it, and the
+   * end-to-end tests kill that process to test the recovery from a crash. */
+  pid?: number;
 }
 
 export const HandshakeRequest = new RequestType<HandshakeParams, HandshakeResult, void>("qualm/handshake");

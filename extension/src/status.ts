@@ -16,6 +16,7 @@ const ICONS: Record<string, string> = {
   error: "$(error)",
   unreachable: "$(debug-disconnect)",
   failed: "$(error)",
+  crashed: "$(error)",
   stopped: "$(circle-slash)",
 };
 
@@ -63,7 +64,7 @@ export class StatusItem implements vscode.Disposable {
     if (s.server) tip.appendMarkdown(`qualm ${s.server.version} (protocol ${s.server.protocol})\n\n`);
     tip.appendMarkdown("Click for qualm's menu.");
     this.item.tooltip = tip;
-    const bad = s.state === "error" || s.state === "failed";
+    const bad = s.state === "error" || s.state === "failed" || s.state === "crashed";
     const warn = s.state === "unreachable";
     this.item.backgroundColor = bad
       ? new vscode.ThemeColor("statusBarItem.errorBackground")

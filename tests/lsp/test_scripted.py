@@ -64,6 +64,7 @@ def test_handshake_status_and_unsupported_documents(script):
         await s.start(options(script))
         ok = await s.client.protocol.send_request_async("qualm/handshake", {"clientVersion": "0.1.0", "protocol": 2})
         assert ok.compatible and ok.protocol == 2 and list(ok.languages) == ["python", "javascript", "javascriptreact", "typescript", "typescriptreact"] and ok.serverVersion
+        assert ok.pid == s.client._server.pid  # the server's own process (the editor's crash test kills it)
         old = await s.client.protocol.send_request_async("qualm/handshake", {"clientVersion": "0.0.9", "protocol": 1})
         assert not old.compatible and "older" in old.message and "0.0.9" in old.message
         status = plain(await s.command("qualm.status"))

@@ -13,6 +13,18 @@ suite("version handshake", () => {
     assert.match(o.log, /server qualm 0\.2\.0, protocol 2, languages python; extension 0\.2\.0, protocol 2/);
   });
 
+  test("the server's process id goes to the status and the log where it says it", () => {
+    const o = judgeHandshake({ ...base, answer: { ...answer, pid: 4242 } });
+    assert.equal(o.kind, "compatible");
+    if (o.kind !== "compatible") return;
+    assert.equal(o.server.pid, 4242);
+    assert.match(o.log, /; server process 4242$/);
+    for (const pid of [0, -1, 1.5, "4242", null]) {
+      const odd = judgeHandshake({ ...base, answer: { ...answer, pid } });
+      assert.ok(odd.kind === "compatible" && odd.server.pid === undefined && !/server process/.test(odd.log), `pid ${JSON.stringify(pid)} is ignored`);
+    }
+  });
+
   test("the server says it is not compatible: its message is shown", () => {
     const o = judgeHandshake({ ...base, answer: { ...answer, protocol: 3, compatible: false, message: "qualm 0.3.0 speaks protocol 3; update the extension" } });
     assert.deepEqual(o, { kind: "incompatible", message: "qualm: qualm 0.3.0 speaks protocol 3; update the extension" });
