@@ -15,7 +15,7 @@ import {
   State,
   TransportKind,
 } from "vscode-languageclient/node";
-import { CrashHistory, LogTail, SHOWN_LINES, crashMessage, crashStatus, exitFromLog } from "./crashes";
+import { CrashHistory, LogTail, SHOWN_LINES, crashMessage, crashStatus, exitFromLog, isClientMessage } from "./crashes";
 import { ServerInfo, judgeHandshake } from "./handshake";
 import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
@@ -61,12 +61,10 @@ export class QualmClient implements vscode.Disposable {
   /** The server's last lines in the output channel (its stderr and log messages), for the crash
    * notification. */
   private readonly tail = new LogTail();
-  /** How the server's process ended ("signal SIGKILL"), as the language client logged it. */
-  private exit?: string;
   /** The language client is restarting the server after a crash: its next start repeats the
    * handshake. */
   private recovering = false;
-  /** The output channel as the language client writes to it: every line also lands in `tail`. */
+  /** The output channel as the language client writes to it: the server's stderr also lands in `tail`. */
   private readonly recorded: vscode.LogOutputChannel;
 
   constructor(
@@ -180,15 +178,14 @@ export class QualmClient implements vscode.Disposable {
         closed: () => this.closed(client),
       },
     };
-    const client: LanguageClient = new LeveledLanguageClient("qualm", "qualm", serverOptions, clientOptions, this.recorded, (exit) => (this.exit = exit));
+    const client = new LeveledLanguageClient("qualm", "qualm", serverOptions, clientOptions, this.log, this.tail);
     this.client = client;
-    this.exit = undefined;
     client.onDidChangeState((e) => {
       if (this.client !== client) return;
+      if (e.newState !== State.Stopped) client.exit = undefined; // a new process: the last one's end is told
       if (e.newState === State.Starting && this.recovering) {
         // The language client restarts the server after a crash: the new process knows no marks,
         // lenses or diagnostics (the client keeps its diagnostics across a restart: drop them).
-        this.exit = undefined;
         this.server = undefined;
         client.diagnostics?.clear();
         this.setStatus({ state: "starting", message: `restarting ${chosen.path} -m qualm serve after a crash`, model: null });
@@ -289,12 +286,12 @@ export class QualmClient implements vscode.Disposable {
   /** The connection to the server closed while the client was running: the process died. Restart
    * it (the language client does) unless it died MAX_CRASHES times within CRASH_WINDOW_MS; either
    * way the status and a notification say what happened, with its last lines and a Restart button. */
-  private async closed(client: LanguageClient): Promise<CloseHandlerResult> {
+  private async closed(client: LeveledLanguageClient): Promise<CloseHandlerResult> {
     if (this.client !== client) return { action: CloseAction.DoNotRestart, handled: true }; // one we let go
-    // The process's exit is logged by the client a moment after the pipe closes: wait for it briefly.
-    for (let i = 0; i < 20 && this.exit === undefined; i++) await new Promise((r) => setTimeout(r, 50));
+    // The process's exit is logged by the client about when the pipe closes: wait for it briefly.
+    for (let i = 0; i < 20 && client.exit === undefined; i++) await new Promise((r) => setTimeout(r, 50));
     const verdict = this.crashes.record(Date.now());
-    const exit = this.exit;
+    const exit = client.exit;
     const message = crashMessage(verdict, exit, this.tail.last(SHOWN_LINES));
     this.log.error(`${message}\nthe server's last lines:\n${this.tail.last(20).join("\n")}`);
     this.server = undefined;
@@ -342,9 +339,14 @@ export class QualmClient implements vscode.Disposable {
     return this.client;
   }
 
-  /** What the client fills into the server's settings (EditorDefaults). */
+  /** What the client fills into the server's settings (EditorDefaults): `${workspaceFolder}` is the
+   * folder the server asks about, and in the window's settings the first folder. */
   private editorDefaults(): EditorDefaults {
-    return { testsPython: this.testsPython, workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath };
+    return {
+      testsPython: this.testsPython,
+      workspaceFolder: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+      folderOf: (scopeUri) => vscode.workspace.getWorkspaceFolder(vscode.Uri.parse(scopeUri))?.uri.fsPath,
+    };
   }
 
   /** The interpreter selected in the Python extension for the server's scope (undefined without it). */
@@ -425,16 +427,24 @@ export class QualmClient implements vscode.Disposable {
  * and a time stamp of its own, which a LogOutputChannel files under "info". This writes each at its
  * level (the channel stamps the time); errors it would show still get a notification. */
 class LeveledLanguageClient extends LanguageClient {
+  /** How this client's current server process ended ("signal SIGKILL"), from the client's line about
+   * it; undefined while it runs. */
+  exit?: string;
+
   constructor(
     id: string,
     name: string,
     serverOptions: ServerOptions,
     clientOptions: LanguageClientOptions,
     private readonly logChannel: vscode.LogOutputChannel,
-    /** Told how the server's process ended ("signal SIGKILL"), from the client's line about it. */
-    private readonly onExit: (exit: string) => void,
+    /** Where the server's own log messages are kept for the crash notification (not the client's). */
+    private readonly tail: LogTail,
   ) {
     super(id, name, serverOptions, clientOptions);
+  }
+
+  private keep(level: string, message: string): void {
+    if (!isClientMessage(message)) this.tail.line(`[${level}] ${message}`);
   }
 
   override debug(message: string, data?: unknown): void {
@@ -442,17 +452,19 @@ class LeveledLanguageClient extends LanguageClient {
   }
 
   override info(message: string, data?: unknown): void {
+    this.keep("info", message);
     this.logChannel?.info(withData(message, data));
   }
 
   override warn(message: string, data?: unknown): void {
+    this.keep("warning", message);
     this.logChannel?.warn(withData(message, data));
   }
 
   override error(message: string, data?: unknown, showNotification: boolean | "force" = true): void {
     if (!this.logChannel) return super.error(message, data, showNotification);
-    const exit = exitFromLog(message);
-    if (exit) this.onExit(exit);
+    this.exit = exitFromLog(message) ?? this.exit;
+    this.keep("error", message);
     // the client reports every exit as an error; after a shutdown, exit code 0 is the expected end
     if (message === "Server process exited with code 0.") return this.info(message);
     this.logChannel.error(withData(message, data));
@@ -462,8 +474,8 @@ class LeveledLanguageClient extends LanguageClient {
   }
 }
 
-/** `channel`, with what is written to it also kept in `tail` (trace and debug lines excepted): the
- * server's stderr arrives through append(), its log messages and the client's through the levels. */
+/** `channel`, with the server's stderr (which the language client writes with append()) also kept in
+ * `tail`; its log messages reach the tail through LeveledLanguageClient. */
 function recording(channel: vscode.LogOutputChannel, tail: LogTail): vscode.LogOutputChannel {
   return new Proxy(channel, {
     get(target, prop) {
@@ -471,12 +483,6 @@ function recording(channel: vscode.LogOutputChannel, tail: LogTail): vscode.LogO
       if (typeof value !== "function") return value;
       if (prop === "append") return (text: string) => (tail.append(text), value.call(target, text));
       if (prop === "appendLine") return (text: string) => (tail.append(text + "\n"), value.call(target, text));
-      if (prop === "info" || prop === "warn" || prop === "error") {
-        return (message: string | Error, ...args: unknown[]) => {
-          tail.line(`[${prop}] ${message instanceof Error ? message.message : message}`);
-          return value.call(target, message, ...args);
-        };
-      }
       return value.bind(target);
     },
   });

@@ -1,7 +1,9 @@
 // The client's own settings, and the part of the `qualm` section that belongs to the server.
 // package.json's contributes.configuration is the schema of both; tests check it against the
 // server's Settings dataclasses so the two cannot drift apart. Settings are read per resource: a
-// workspace folder's .vscode/settings.json applies to the documents in that folder.
+// workspace folder's .vscode/settings.json applies to the documents in that folder. The server asks
+// for `qualm` once per workspace folder (scopeUri: the folder's URI) and once without a scope (the
+// window: its model, and documents outside every folder).
 
 import { Level, isLevel } from "./levels";
 
@@ -83,8 +85,12 @@ export function hasUserValue(inspected: Record<string, unknown> | undefined): bo
  * empty (the code's imports then find the project's packages). */
 export interface EditorDefaults {
   testsPython?: string;
-  /** The folder `${workspaceFolder}` in qualm.functional.python stands for (as in VS Code's own settings). */
+  /** The folder `${workspaceFolder}` in qualm.functional.python stands for (as in VS Code's own
+   * settings) in the window's settings: the first folder. */
   workspaceFolder?: string;
+  /** The folder `${workspaceFolder}` stands for in the settings of a scope (a workspace/configuration
+   * item's scopeUri: the server asks per workspace folder): that scope's folder. */
+  folderOf?: (scopeUri: string) => string | undefined;
 }
 
 /** The `functional` section with the editor's interpreter where the user named none, and
@@ -125,19 +131,24 @@ export type SectionReader = (section: string, scopeUri: string | undefined) => u
 /** The answer to workspace/configuration: each item read in its own scope, and whatever is under
  * `qualm` filtered to the server's settings. `qualm` gives the server's sections; `qualm.<server
  * section>` (and deeper) is passed as it is, but for the editor's defaults where the user set none
- * (EditorDefaults, in `qualm` and `qualm.functional`); the client's own `qualm.*` settings come back
- * as null. */
+ * (EditorDefaults, in `qualm` and `qualm.functional`, `${workspaceFolder}` the item's scope's folder);
+ * the client's own `qualm.*` settings come back as null. */
 export function answerConfiguration(items: readonly ConfigurationItem[], read: SectionReader, defaults: EditorDefaults = {}): unknown[] {
   return items.map((item) => {
     const section = item.section;
     if (!section) return null; // the whole configuration: not the server's business
-    const value = read(section, item.scopeUri || undefined);
-    if (section === "qualm") return serverSettings(value, defaults);
-    if (section === "qualm.functional") return JSON.parse(JSON.stringify(withTestsPython(value, defaults) ?? null));
-    if (section.startsWith("qualm.")) {
-      const top = section.split(".")[1];
-      if (!(SERVER_SECTIONS as readonly string[]).includes(top)) return null;
-    }
-    return value === undefined ? null : JSON.parse(JSON.stringify(value));
+    const scopeUri = item.scopeUri || undefined;
+    const folder = scopeUri && defaults.folderOf ? defaults.folderOf(scopeUri) : undefined;
+    return answerItem(section, read(section, scopeUri), folder ? { ...defaults, workspaceFolder: folder } : defaults);
   });
+}
+
+function answerItem(section: string, value: unknown, defaults: EditorDefaults): unknown {
+  if (section === "qualm") return serverSettings(value, defaults);
+  if (section === "qualm.functional") return JSON.parse(JSON.stringify(withTestsPython(value, defaults) ?? null));
+  if (section.startsWith("qualm.")) {
+    const top = section.split(".")[1];
+    if (!(SERVER_SECTIONS as readonly string[]).includes(top)) return null;
+  }
+  return value === undefined ? null : JSON.parse(JSON.stringify(value));
 }

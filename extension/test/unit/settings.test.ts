@@ -135,7 +135,7 @@ suite("renamed settings: the old camelCase names still count", () => {
 });
 
 suite("workspace/configuration: each item in its scope, filtered for the server", () => {
-  // A window with user settings and one folder (file:///ws/a) that overrides two of them.
+  // A window with user settings and two folders (file:///ws/a, file:///ws/b) that override some.
   const user: Record<string, unknown> = {
     qualm: { python: "", inline: { enabled: true }, model: { path: null, n_ctx: 4096 }, editor: { diagnostic_level: "medium" } },
     editor: { tabSize: 4 },
@@ -144,29 +144,61 @@ suite("workspace/configuration: each item in its scope, filtered for the server"
     qualm: { python: "/a/python", inline: { enabled: false }, model: { path: "/a/model.gguf", n_ctx: 4096 }, editor: { diagnostic_level: "low" } },
     editor: { tabSize: 2 },
   };
+  const folderB: Record<string, unknown> = {
+    qualm: { python: "", inline: { enabled: true }, model: { path: null, n_ctx: 4096 }, editor: { diagnostic_level: "high" }, functional: { python: "${workspaceFolder}/.venv/bin/python" } },
+    editor: { tabSize: 4 },
+  };
   const calls: [string, string | undefined][] = [];
   const read = (section: string, scopeUri: string | undefined): unknown => {
     calls.push([section, scopeUri]);
-    let v: unknown = scopeUri?.startsWith("file:///ws/a") ? folderA : user;
+    let v: unknown = scopeUri?.startsWith("file:///ws/a") ? folderA : scopeUri?.startsWith("file:///ws/b") ? folderB : user;
     for (const part of section.split(".")) v = (v as Record<string, unknown> | undefined)?.[part];
     return v;
   };
+  const folderOf = (scopeUri: string) => (scopeUri.startsWith("file:///ws/a") ? "/ws/a" : scopeUri.startsWith("file:///ws/b") ? "/ws/b" : undefined);
 
-  test("qualm is read for the item's scopeUri and only the server's sections are answered", () => {
+  test("what the server asks (qualm per workspace folder, then the window's) is read in each scope, and only the server's sections are answered", () => {
     calls.length = 0;
-    const [scoped, global] = answerConfiguration(
+    // qualm.lsp.features.lifecycle._pull_configuration: one item per folder with the folder's URI as
+    // scopeUri, then one without (tests/lsp/test_folder_settings.py checks that the server sends this)
+    const [a, b, window] = answerConfiguration(
       [
-        { section: "qualm", scopeUri: "file:///ws/a/stub.py" },
+        { section: "qualm", scopeUri: "file:///ws/a" },
+        { section: "qualm", scopeUri: "file:///ws/b" },
         { section: "qualm" },
       ],
       read,
+      { workspaceFolder: "/ws/a", folderOf },
     );
     assert.deepEqual(calls, [
-      ["qualm", "file:///ws/a/stub.py"],
+      ["qualm", "file:///ws/a"],
+      ["qualm", "file:///ws/b"],
       ["qualm", undefined],
     ]);
-    assert.deepEqual(scoped, { model: { path: "/a/model.gguf", n_ctx: 4096 }, editor: { diagnostic_level: "low" } });
-    assert.deepEqual(global, { model: { path: null, n_ctx: 4096 }, editor: { diagnostic_level: "medium" } });
+    assert.deepEqual(a, { model: { path: "/a/model.gguf", n_ctx: 4096 }, editor: { diagnostic_level: "low" } });
+    // ${workspaceFolder} in a folder's settings is that folder, not the first one
+    assert.deepEqual(b, { model: { path: null, n_ctx: 4096 }, editor: { diagnostic_level: "high" }, functional: { python: "/ws/b/.venv/bin/python" } });
+    assert.deepEqual(window, { model: { path: null, n_ctx: 4096 }, editor: { diagnostic_level: "medium" } });
+  });
+
+  test("a workspace folder may set every server setting but the model's, and the extension's per-document ones", () => {
+    // VS Code ignores a folder's value of a `window` setting in a workspace of several folders
+    const perFolder = ["inline", "highlights", "editor", "lexical", "generation", "algorithmic", "functional"];
+    for (const [key, schema] of Object.entries(contributed)) {
+      const top = key.split(".")[1];
+      if (perFolder.includes(top) || key === "qualm.ensemble.weights") {
+        assert.ok(schema.scope === "resource" || schema.scope === "machine-overridable", `${key}: scope ${schema.scope}`);
+      }
+      // one model per server: never per document (the server takes the window's and logs a folder's other value)
+      if (top === "model" || key === "qualm.ensemble.calibration_file") assert.notEqual(schema.scope, "resource", key);
+    }
+  });
+
+  test("${workspaceFolder} in the window's settings is the first folder", () => {
+    const [window] = answerConfiguration([{ section: "qualm" }], () => folderB.qualm, { workspaceFolder: "/ws/a", folderOf });
+    assert.deepEqual((window as Record<string, unknown>).functional, { python: "/ws/a/.venv/bin/python" });
+    const [outside] = answerConfiguration([{ section: "qualm.functional", scopeUri: "file:///elsewhere" }], () => ({ python: "${workspaceFolder}/py" }), { workspaceFolder: "/ws/a", folderOf });
+    assert.deepEqual(outside, { python: "/ws/a/py" }); // a scope in no folder: as the window's
   });
 
   test("a server section or setting is passed as is; the client's own qualm settings are not; other sections are", () => {
