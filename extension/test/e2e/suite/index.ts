@@ -12,7 +12,9 @@ export function run(): Promise<void> {
   // QUALM_E2E_GREP: only the tests whose title matches (each test costs the real model's time).
   const grep = process.env.QUALM_E2E_GREP;
   if (grep) mocha.grep(grep);
-  mocha.addFile(join(__dirname, "editor.test.js"));
+  // QUALM_E2E_SUITE: which suite this window runs (run.ts opens a folder for `editor`, a workspace of
+  // two folders for `multiroot`).
+  mocha.addFile(join(__dirname, `${process.env.QUALM_E2E_SUITE ?? "editor"}.test.js`));
   return new Promise((resolve, reject) => {
     const passed: string[] = [];
     const failed: { title: string; error: string }[] = [];
