@@ -1,5 +1,6 @@
 """The server under abuse: 1000+ random and malformed messages, a 1 MB document, a storm of edits.
-Afterwards a normal hover must still answer correctly."""
+Every request of the fuzz gets exactly one reply, and afterwards a normal hover still answers
+correctly."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import asyncio
 import json
 import random
 import time
+from collections import Counter
 
 import pytest
 from lsp_session import DOC, URI, Session, run
 from lsprotocol import types as t
+from timing import seconds
 
 pytestmark = pytest.mark.model
 
@@ -78,9 +81,42 @@ def send_raw(s: Session, body: bytes) -> None:
         asyncio.ensure_future(res)
 
 
+FUZZ_IDS = 100_000  # the fuzz's requests have ids from here on; the client's own are strings
+
+
+def count_replies(s: Session) -> Counter:
+    """The replies (results and errors) to the fuzz's requests, by id, as they arrive: the client
+    knows nothing of these ids and would only log and drop them."""
+    replies: Counter = Counter()
+    protocol = s.client.protocol
+    handle = protocol._handle_response
+
+    def counted(msg_id, result=None, error=None):
+        if isinstance(msg_id, int) and msg_id >= FUZZ_IDS:
+            replies[msg_id] += 1
+        else:
+            handle(msg_id, result, error)
+
+    protocol._handle_response = counted
+    return replies
+
+
+class UnansweredRequests(AssertionError):
+    """Requests of the fuzz that never got a reply (a client would wait for them forever)."""
+
+
+@pytest.mark.xfail(
+    raises=UnansweredRequests,
+    strict=True,
+    reason="pygls drops a request whose params do not fit its method's type (InvalidParams while structuring) "
+    "without a reply: 447 of the fuzz's 690 requests; the server must answer them with an error. "
+    "Any other failure of this test fails it; once every request is answered, remove this mark",
+)
 def test_fuzz_then_a_normal_hover_still_answers():
     async def scenario(s: Session):
         await s.start({"editor": {"completion_max_tokens": 4}, "algorithmic": {"n_plans": 2, "max_tokens": 16}, "functional": {"n_tests": 2, "max_tokens": 32, "n_solutions": 1, "solution_max_tokens": 32}})
+        replies = count_replies(s)
+        requests: dict[int, str] = {}  # id: the request, for the message of a failure
         s.open()
         await s.command("qualm.scoreDocument", URI)
         await s.wait_for(lambda: s.diagnostics.get(URI), "diagnostics")
@@ -99,19 +135,30 @@ def test_fuzz_then_a_normal_hover_still_answers():
                         params["textDocument"] = {"uri": "file:///fuzz.py", "version": 1}  # never the real document
                     message = {"jsonrpc": "2.0", "method": method, "params": params}
                 else:
-                    message = {"jsonrpc": "2.0", "id": 100_000 + i, "method": rng.choice(METHODS), "params": params}
+                    message = {"jsonrpc": "2.0", "id": FUZZ_IDS + i, "method": rng.choice(METHODS), "params": params}
+                    requests[FUZZ_IDS + i] = json.dumps(message)[:200]
                 body = json.dumps(message).encode()
             send_raw(s, body)
             if i % 100 == 99:
                 await asyncio.sleep(0.05)  # let the pipe drain
         # the fuzz may legitimately have cleared the marks (qualm.clear is among the commands it
-        # sends); scoring is deterministic, so scoring again must give the very same hover
-        await asyncio.wait_for(s.command("qualm.scoreDocument", URI), 300)
-        hover = await asyncio.wait_for(s.hover(target.range.start.line, target.range.start.character), 60)
+        # sends); scoring is deterministic, so scoring again must give the very same hover. The
+        # model's one queue runs jobs in order: once this scoring is done, so is every model job a
+        # fuzz request started before it (the bound is generous, so a hang fails rather than waits)
+        await asyncio.wait_for(s.command("qualm.scoreDocument", URI), seconds(300))
+        hover = await asyncio.wait_for(s.hover(target.range.start.line, target.range.start.character), seconds(60))
         assert hover is not None and hover.contents.value == expected
         assert len(await s.lenses()) == 2
         status = await s.command("qualm.status")
         assert status["state"] in ("ready", "busy")
+        # every request of the fuzz is answered, with a result or an error, exactly once
+        end = time.monotonic() + seconds(10)  # stragglers: no model work is left
+        while (unanswered := [i for i in requests if not replies[i]]) and time.monotonic() < end:
+            await asyncio.sleep(0.1)
+        assert len(requests) > 500 and {i: n for i, n in replies.items() if n != 1} == {}, "a request answered more than once"
+        assert set(replies) <= set(requests)
+        if unanswered:
+            raise UnansweredRequests(f"{len(unanswered)} of {len(requests)} fuzz requests got no reply, e.g.:\n" + "\n".join(requests[i] for i in unanswered[:10]))
 
     run(scenario)
 
@@ -127,7 +174,7 @@ def test_a_one_megabyte_document_and_a_storm_of_edits():
         started = time.monotonic()
         lenses = await s.client.text_document_code_lens_async(t.CodeLensParams(text_document=t.TextDocumentIdentifier(uri=big_uri)))
         assert len(lenses) == 22_000
-        assert time.monotonic() - started < 30
+        assert time.monotonic() - started < seconds(30)  # no work that grows faster than the document
         assert await s.hover(100, 4, big_uri) is None
         # the small document, scored, then 500 edits in a burst: marks must stay on their text
         s.open()
