@@ -178,51 +178,11 @@ def check_against_solutions(
     start = solution_start(problem, settings)
     texts = [start + t.text for t in traces]  # the solutions as the model wrote them
     programs = [program_of(text) for text in texts] if program_of is not None else texts  # as they run
-
-    def probe_within(text: str, statements: list[str], limits: SandboxConfig, seconds: float) -> ProbeReport:
-        # what a program did not reach in ``seconds`` is left out of its verdicts (ProbeOutcome.ran)
-        return run_probes(text, statements, function_name, limits, should_stop=cancel.or_after(seconds))
-
-    def run(text: str, statements: list[str] = tests, kind: str = "solution-probes", budget: float | None = None, limits: SandboxConfig = config) -> ProbeReport:
-        # where it ran is part of what it did: the interpreter and the file's import roots; a
-        # program that imports the project's own modules is run again each time (they may have been
-        # edited since)
-        key = (kind, backend.info.identity.digest, function_name, text, tuple(statements), limits.interpreter, limits.import_paths, limits.package)
-        keep = samples is not None and not imports_from_project(text, limits.import_paths)
-        if keep and (hit := samples.get_value(key)) is not None:
-            return hit
-        # A solution gets twice the per-test limit in all: one that loops is not worth the wait.
-        report = probe_within(text, statements, limits, 2 * config.timeout if budget is None else budget)
-        if keep and not cancel.cancelled:
-            samples.put_value(key, report)
-        return report
-
+    prober = _Prober(backend, function_name, tests, config, samples, cancel)
     varying = program is not None and settings.functional.fuzz_inputs > 0
     calls = mutated_calls(call_arguments(tests, function_name), function_name, settings.functional.fuzz_inputs, settings.generation.seed) if varying else []
-
-    mine: ProbeReport | None = None
-    varied: list[list[ProbeOutcome | None]] = []
-    workers = sandbox_workers(len(texts) * (2 if calls else 1) + 1, default_threads())
     try:
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            # Inputs varied past the problem's domain can make programs loop: each program gets an
-            # equal share of about twice the per-test limit on two workers, and each call a quarter
-            # of that (a program that answers normally needs milliseconds a call); the calls a
-            # program did not answer in time are left out (ProbeOutcome.ran, no answer).
-            budget = 2 * 2 * config.timeout / (len(traces) + 1)
-            limits = replace(config, timeout=max(0.25, budget / 4))
-            # the code first (not cached: the code changes), beside the solutions' test runs
-            code_run = pool.submit(probe_within, program or "", calls, limits, budget) if calls else None
-            test_runs = [pool.submit(run, text) for text in programs]
-            if code_run is not None:
-                progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
-                mine = code_run.result()
-                # a call the code did not answer in time has nothing to compare the solutions'
-                # answers with: they are asked only the others, so inputs that loop cost no more
-                asked = answered(mine.outcomes)
-                varied_runs = [pool.submit(run, text, [calls[i] for i in asked], "solution-varied", budget, limits) for text in programs] if asked else []
-                varied = [spread(v.result().outcomes, asked, len(calls)) for v in varied_runs]
-            runs = [r.result() for r in test_runs]
+        mine, varied, runs = _run_programs(prober, programs, program, calls, progress)
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
     if cancel.cancelled:
@@ -238,3 +198,68 @@ def check_against_solutions(
     ]
     result = SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0)
     return result if d is None else replace(result, differential=d.uncertainty, differential_note=d.note, differences=d.differences)
+
+
+@dataclass(frozen=True)
+class _Prober:
+    """Runs a program's probes (the tests, or calls with varied inputs) for one check, and keeps
+    what the solutions did in the ``SampleCache``."""
+
+    backend: ModelBackend
+    function_name: str
+    tests: list[str]
+    config: SandboxConfig
+    samples: SampleCache | None
+    cancel: CancelToken
+
+    def within(self, text: str, statements: list[str], limits: SandboxConfig, seconds: float) -> ProbeReport:
+        # what a program did not reach in ``seconds`` is left out of its verdicts (ProbeOutcome.ran)
+        return run_probes(text, statements, self.function_name, limits, should_stop=self.cancel.or_after(seconds))
+
+    def run(self, text: str, statements: list[str] | None = None, kind: str = "solution-probes", budget: float | None = None, limits: SandboxConfig | None = None) -> ProbeReport:
+        statements = self.tests if statements is None else statements
+        limits = self.config if limits is None else limits
+        # where it ran is part of what it did: the interpreter and the file's import roots; a
+        # program that imports the project's own modules is run again each time (they may have been
+        # edited since)
+        key = (kind, self.backend.info.identity.digest, self.function_name, text, tuple(statements), limits.interpreter, limits.import_paths, limits.package)
+        keep = self.samples is not None and not imports_from_project(text, limits.import_paths)
+        if keep and (hit := self.samples.get_value(key)) is not None:
+            return hit
+        # A solution gets twice the per-test limit in all: one that loops is not worth the wait.
+        report = self.within(text, statements, limits, 2 * self.config.timeout if budget is None else budget)
+        if keep and not self.cancel.cancelled:
+            self.samples.put_value(key, report)
+        return report
+
+
+def _run_programs(
+    prober: _Prober, programs: list[str], program: str | None, calls: list[str], progress: Progress,
+) -> tuple[ProbeReport | None, list[list[ProbeOutcome | None]], list[ProbeReport]]:
+    """The tests on every program, and where there are ``calls``, the code (``program``) and the
+    programs on the varied inputs: the code's answers, the programs' answers to the calls it
+    answered, and the programs' test runs."""
+    config = prober.config
+    mine: ProbeReport | None = None
+    varied: list[list[ProbeOutcome | None]] = []
+    workers = sandbox_workers(len(programs) * (2 if calls else 1) + 1, default_threads())
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        # Inputs varied past the problem's domain can make programs loop: each program gets an
+        # equal share of about twice the per-test limit on two workers, and each call a quarter
+        # of that (a program that answers normally needs milliseconds a call); the calls a
+        # program did not answer in time are left out (ProbeOutcome.ran, no answer).
+        budget = 2 * 2 * config.timeout / (len(programs) + 1)
+        limits = replace(config, timeout=max(0.25, budget / 4))
+        # the code first (not cached: the code changes), beside the solutions' test runs
+        code_run = pool.submit(prober.within, program or "", calls, limits, budget) if calls else None
+        test_runs = [pool.submit(prober.run, text) for text in programs]
+        if code_run is not None:
+            progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
+            mine = code_run.result()
+            # a call the code did not answer in time has nothing to compare the solutions'
+            # answers with: they are asked only the others, so inputs that loop cost no more
+            asked = answered(mine.outcomes)
+            varied_runs = [pool.submit(prober.run, text, [calls[i] for i in asked], "solution-varied", budget, limits) for text in programs] if asked else []
+            varied = [spread(v.result().outcomes, asked, len(calls)) for v in varied_runs]
+        runs = [r.result() for r in test_runs]
+    return mine, varied, runs
