@@ -81,6 +81,22 @@ export class LogTail {
   }
 }
 
+/** vscode-languageclient's own lines about the connection and the process (not the server's): left
+ * out of the tail, which quotes what the server itself said. */
+const CLIENT_MESSAGES = [
+  /^Server process exited with /,
+  /^Connection to server got closed\./,
+  /^Restarting server failed/,
+  /^Stopping server (failed|timed out)/,
+  /^Handling connection (error|close) failed/,
+  /client: couldn't create connection to server/,
+  /: connection to server is erroring/,
+];
+
+export function isClientMessage(message: string): boolean {
+  return CLIENT_MESSAGES.some((re) => re.test(message));
+}
+
 /** How the process ended, from vscode-languageclient's line "Server process exited with code 1."
  * or "... with signal SIGKILL." (undefined for any other line). */
 export function exitFromLog(message: string): string | undefined {

@@ -1,7 +1,7 @@
 // After the server's process dies: when the client restarts it, and what the user is told.
 
 import * as assert from "node:assert/strict";
-import { CRASH_WINDOW_MS, CrashHistory, LogTail, MAX_CRASHES, crashMessage, crashStatus, exitFromLog } from "../../src/crashes";
+import { CRASH_WINDOW_MS, CrashHistory, LogTail, MAX_CRASHES, crashMessage, crashStatus, exitFromLog, isClientMessage } from "../../src/crashes";
 
 suite("crashes", () => {
   test(`the first ${MAX_CRASHES - 1} crashes within ${CRASH_WINDOW_MS / 60000} minutes restart the server; the ${MAX_CRASHES}th does not`, () => {
@@ -39,6 +39,13 @@ suite("crashes", () => {
     assert.equal(exitFromLog("Server process exited with signal SIGKILL."), "signal SIGKILL");
     assert.equal(exitFromLog("Server process exited with code 1."), "code 1");
     assert.equal(exitFromLog("Connection to server got closed."), undefined);
+  });
+
+  test("the language client's own lines are not the server's (the tail quotes the server)", () => {
+    for (const m of ["Server process exited with signal SIGKILL.", "Server process exited with code 0.", "Connection to server got closed. Server will restart.", "Restarting server failed", "qualm client: couldn't create connection to server."]) {
+      assert.ok(isClientMessage(m), m);
+    }
+    for (const m of ["qualm: model loaded", "completion: fim prompt of 103 tokens", "Traceback (most recent call last):"]) assert.ok(!isClientMessage(m), m);
   });
 
   test("the notification says what happened, what comes next and the last lines", () => {
