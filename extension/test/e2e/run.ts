@@ -5,12 +5,20 @@
 // can see: the ghost text's DOM, the hover widget, screenshots.
 //
 //   node extension/out/test/e2e/run.js          (npm run test:e2e; scripts/test runs it)
-// Environment: QUALM_EDITOR_DIR (code-server install), QUALM_E2E_ARTIFACTS (default build/e2e),
-// CHROMIUM (default /usr/bin/chromium), QUALM_E2E_TIMEOUT_S (default 900), QUALM_E2E_GREP (run only
-// the tests whose title matches this regular expression, e.g. "fill-in-the-middle").
+// Four suites, each in a VS Code window of its own: `editor` (suite/editor.test.ts) in a folder with the
+// real model, then `multiroot` (suite/multiroot.test.ts) in a workspace of two folders with settings of
+// their own (fixtures/multiroot, the scripted backend: no model to load), `recovery`
+// (suite/recovery.test.ts: the server killed, in the editor suite's folder) and `restricted`
+// (suite/restricted.test.ts: workspace trust on, the folder untrusted, its settings naming a program
+// of its own, fixtures/restricted).
+// Environment: QUALM_EDITOR_DIR (code-server install), QUALM_E2E_ARTIFACTS (default build/e2e; the
+// multiroot suite's under multiroot/), CHROMIUM (default /usr/bin/chromium), QUALM_E2E_TIMEOUT_S
+// (default 900, per suite), QUALM_E2E_GREP (run only the tests whose title matches this regular
+// expression, e.g. "fill-in-the-middle"), QUALM_E2E_SUITE (`editor`, `multiroot`, `recovery` or
+// `restricted`: that suite only).
 
 import { ChildProcess, spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { writeWhole } from "./channel";
 import { createServer } from "node:net";
 import { basename, join, resolve } from "node:path";
@@ -23,6 +31,8 @@ const editorDir = process.env.QUALM_EDITOR_DIR ?? join(qualmCacheDir(), "editor"
 const artifacts = resolve(process.env.QUALM_E2E_ARTIFACTS ?? join(repo, "build", "e2e"));
 const timeoutS = Number(process.env.QUALM_E2E_TIMEOUT_S ?? 900);
 const grep = process.env.QUALM_E2E_GREP;
+const SUITES = ["editor", "multiroot", "recovery", "restricted"] as const;
+type Suite = (typeof SUITES)[number];
 
 function log(msg: string): void {
   process.stdout.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
@@ -60,9 +70,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const QUALM_STATUS = ".statusbar-item[id$='qualm.status']";
 
 /** What the suite may ask of the page: look at the DOM, take a screenshot. */
-async function serve(page: Page, request: { action: string; name: string }): Promise<unknown> {
+async function serve(page: Page, request: { action: string; name: string }, dir: string): Promise<unknown> {
   if (request.action === "screenshot") {
-    const path = join(artifacts, `${request.name}.png`);
+    const path = join(dir, `${request.name}.png`);
     await page.screenshot({ path });
     return { path };
   }
@@ -107,6 +117,18 @@ async function serve(page: Page, request: { action: string; name: string }): Pro
         .join("\n"),
     );
   }
+  if (request.action === "notification-button") {
+    // A button of the notification that has this text, pressed as a user would (in the centre).
+    const { text, button } = request as unknown as { text: string; button: string };
+    const item = page.locator(".notification-list-item", { hasText: text });
+    await item.first().waitFor({ timeout: 20000 });
+    await item.first().hover();
+    await item.first().getByRole("button", { name: button }).first().click({ timeout: 20000 });
+    return { clicked: true };
+  }
+  if (request.action === "output") {
+    return qualmOutput(join(dir, "scratch"), dir);
+  }
   if (request.action === "statusbar") {
     return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((e) => (e as HTMLElement).innerText).join("\n"), QUALM_STATUS);
   }
@@ -129,7 +151,7 @@ async function serve(page: Page, request: { action: string; name: string }): Pro
 
 /** The extension's output channel ("qualm": client and server log), as VS Code saved it: a log output
  * channel is the extension host's `<logs>/exthost1/qualm.qualm/qualm.log`. */
-function qualmOutput(scratch: string): string {
+function qualmOutput(scratch: string, dir: string): string {
   const found: string[] = [];
   const walk = (dir: string) => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -143,7 +165,7 @@ function qualmOutput(scratch: string): string {
   } catch {
     return "(no logs)";
   }
-  for (const p of found) copyFileSync(p, join(artifacts, "qualm-output.log"));
+  for (const p of found) copyFileSync(p, join(dir, "qualm-output.log"));
   return found.map((p) => readFileSync(p, "utf8")).join("\n") || "(empty)";
 }
 
@@ -185,13 +207,57 @@ async function main(): Promise<number> {
     log(`no code-server in ${editorDir}: run scripts/setup-editor`);
     return 2;
   }
+  const only = process.env.QUALM_E2E_SUITE;
+  if (only && !(SUITES as readonly string[]).includes(only)) {
+    log(`QUALM_E2E_SUITE must be one of ${SUITES.join(", ")}, got ${only}`);
+    return 2;
+  }
   rmSync(artifacts, { recursive: true, force: true });
-  const scratch = join(artifacts, "scratch");
-  const home = join(scratch, "home");
+  let failed = false;
+  let passed = 0;
+  for (const suite of only ? [only as Suite] : SUITES) {
+    log(`suite ${suite}`);
+    const outcome = await runSuite(suite, node, serverMain);
+    failed ||= outcome.failed;
+    passed += outcome.passed;
+  }
+  if (!passed) log("no test passed (does QUALM_E2E_GREP match none?)");
+  return failed || !passed ? 1 : 0;
+}
+
+/** The workspace a suite opens, made in its scratch folder: the query that opens it in the workbench. */
+function prepareWorkspace(suite: Suite, scratch: string): string {
   const workspace = join(scratch, "workspace");
-  const channel = join(artifacts, "channel");
-  for (const d of [home, join(scratch, "tmp"), join(scratch, "run"), join(workspace, ".vscode"), channel]) mkdirSync(d, { recursive: true });
+  if (suite === "multiroot") {
+    // Two folders with settings of their own; the window's settings (the workspace file) name the
+    // scripted backend's script, by its path here.
+    cpSync(join(repo, "extension", "test", "e2e", "fixtures", "multiroot"), workspace, { recursive: true });
+    const file = join(workspace, "multiroot.code-workspace");
+    const config = JSON.parse(readFileSync(file, "utf8"));
+    config.settings["qualm.model.path"] = join(workspace, "script.json");
+    writeFileSync(file, JSON.stringify(config, null, 2));
+    return `workspace=${encodeURIComponent(file)}`;
+  }
+  mkdirSync(join(workspace, ".vscode"), { recursive: true });
   copyFileSync(join(repo, "extension", "test", "e2e", "fixtures", "stub.py"), join(workspace, "stub.py"));
+  // The restricted suite's folder names programs and files of its own, which qualm must not use
+  // there: a program that leaves a marker if it ever runs, and files that do not exist. The chat
+  // template is set in a form VS Code itself does not hide from extensions.
+  const own = (name: string) => join(workspace, name);
+  if (suite === "restricted") {
+    copyFileSync(join(repo, "extension", "test", "e2e", "fixtures", "restricted", "evil-python"), own("evil-python"));
+    chmodSync(own("evil-python"), 0o755);
+  }
+  const untrusted =
+    suite === "restricted"
+      ? {
+          "qualm.python": own("evil-python"),
+          "qualm.functional.python": own("evil-python"),
+          "qualm.model.path": own("evil.gguf"),
+          "qualm.ensemble.calibration_file": own("evil-calibration.json"),
+          "qualm.model": { chat_template: own("evil.jinja") },
+        }
+      : {};
   // Small budgets keep the real model quick on two CPU cores; the methods are the same.
   const settings = {
     "qualm.inline.debounce_ms": 150,
@@ -205,11 +271,26 @@ async function main(): Promise<number> {
     "qualm.functional.solution_max_tokens": 160,
     "editor.inlineSuggest.enabled": true,
     "editor.hover.delay": 100,
+    ...untrusted,
   };
   writeFileSync(join(workspace, ".vscode", "settings.json"), JSON.stringify(settings, null, 2));
-  // Machine-wide settings only take effect as user settings: a quiet, trusted, offline editor.
+  return `folder=${encodeURIComponent(workspace)}`;
+}
+
+/** One suite in a VS Code window of its own: its outcome, with the checks of the qualm log. */
+async function runSuite(suite: Suite, node: string, serverMain: string): Promise<{ passed: number; failed: boolean }> {
+  const dir = suite === "editor" ? artifacts : join(artifacts, suite);
+  const scratch = join(dir, "scratch");
+  const home = join(scratch, "home");
+  const channel = join(dir, "channel");
+  for (const d of [home, join(scratch, "tmp"), join(scratch, "run"), channel]) mkdirSync(d, { recursive: true });
+  const open = prepareWorkspace(suite, scratch);
+  // Machine-wide settings only take effect as user settings: a quiet, trusted, offline editor; for the
+  // restricted suite, workspace trust on (the folder is trusted by no one: Restricted Mode), asked
+  // about by no dialog.
+  const trust = suite === "restricted" ? { "security.workspace.trust.enabled": true, "security.workspace.trust.startupPrompt": "never", "security.workspace.trust.banner": "never", "security.workspace.trust.untrustedFiles": "open" } : { "security.workspace.trust.enabled": false };
   const user = {
-    "security.workspace.trust.enabled": false,
+    ...trust,
     "workbench.startupEditor": "none",
     "workbench.tips.enabled": false,
     "workbench.secondarySideBar.defaultVisibility": "hidden",
@@ -222,7 +303,7 @@ async function main(): Promise<number> {
   mkdirSync(join(scratch, "user-data", "User"), { recursive: true });
   writeFileSync(join(scratch, "user-data", "User", "settings.json"), JSON.stringify(user, null, 2));
 
-  const vsixOk = installPackagedExtension(node, env0(home, scratch), scratch);
+  const vsixOk = suite !== "editor" || installPackagedExtension(node, env0(home, scratch), scratch);
 
   const port = await freePort();
   const env = { ...env0(home, scratch), QUALM_E2E_CHANNEL: channel };
@@ -243,9 +324,9 @@ async function main(): Promise<number> {
     const payload = JSON.stringify([
       ["extensionDevelopmentPath", remote(repo)],
       ["extensionTestsPath", remote(join(repo, "extension", "out", "test", "e2e", "suite", "index.js"))],
-      ["extensionEnvironment", JSON.stringify({ QUALM_E2E_CHANNEL: channel, ...(grep ? { QUALM_E2E_GREP: grep } : {}) })],
+      ["extensionEnvironment", JSON.stringify({ QUALM_E2E_CHANNEL: channel, QUALM_E2E_SUITE: suite, ...(grep ? { QUALM_E2E_GREP: grep } : {}) })],
     ]);
-    const url = `http://127.0.0.1:${port}/?folder=${encodeURIComponent(workspace)}&payload=${encodeURIComponent(payload)}`;
+    const url = `http://127.0.0.1:${port}/?${open}&payload=${encodeURIComponent(payload)}`;
     browser = await chromium.launch({
       executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium",
       headless: true,
@@ -268,7 +349,7 @@ async function main(): Promise<number> {
         rmSync(join(channel, f));
         let answer: unknown;
         try {
-          answer = await serve(page, req);
+          answer = await serve(page, req, dir);
         } catch (err) {
           answer = { error: String(err) };
         }
@@ -277,29 +358,39 @@ async function main(): Promise<number> {
       }
       await sleep(200);
     }
-    await page.screenshot({ path: join(artifacts, "final.png") });
+    await page.screenshot({ path: join(dir, "final.png") });
     const outcome = JSON.parse(readFileSync(results, "utf8")) as { passed: string[]; failed: { title: string; error: string }[] };
     for (const t of outcome.passed) log(`  ✔ ${t}`);
     for (const t of outcome.failed) log(`  ✘ ${t.title}\n      ${t.error.replace(/\n/g, "\n      ")}`);
+    // (a suite of which QUALM_E2E_GREP picked no test never started qualm: its log has nothing to check)
+    const ran = outcome.passed.length + outcome.failed.length > 0;
+    const check = (ok: unknown, what: string) => ran && log(`  ${ok ? "✔" : "✘"} ${what}`);
     // The leveled log: the handshake is logged at info level, with the server's version and protocol.
-    const output = qualmOutput(scratch);
+    const output = qualmOutput(scratch, dir);
     const handshake = output.split("\n").find((l) => /\[info\] handshake: server qualm \S+, protocol 2\b/.test(l));
-    log(`  ${handshake ? "✔" : "✘"} the qualm output channel (a log channel) has the handshake: ${handshake ?? "no such line"}`);
+    check(handshake, `the qualm output channel (a log channel) has the handshake: ${handshake ?? "no such line"}`);
     // Which Python runs the tests of the user's code (no Python extension here: the server's own).
     const testsPython = output.split("\n").find((l) => /\[info\] no interpreter selected in the Python extension: the tests run with the server's Python/.test(l));
-    log(`  ${testsPython ? "✔" : "✘"} the qualm output channel says which Python runs the tests: ${testsPython ?? "no such line"}`);
-    log(`${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${artifacts}`);
-    if (outcome.failed.length || !handshake || !testsPython) log("qualm output channel:\n" + output.slice(-6000));
+    check(testsPython, `the qualm output channel says which Python runs the tests: ${testsPython ?? "no such line"}`);
+    // A workspace of two folders runs one model, the window's: the log says which, where folder b names another.
+    const oneModel = suite !== "multiroot" || output.split("\n").some((l) => /the workspace folder b sets qualm\.model\.path to .*it uses .*script\.json/.test(l));
+    if (suite === "multiroot") check(oneModel, "the qualm output channel says which model serves both folders");
+    // Restricted Mode: the program the untrusted folder names never ran, seen from outside the editor too.
+    const noMarker = suite !== "restricted" || !existsSync(join(scratch, "workspace", "marker-written"));
+    if (suite === "restricted") log(`  ${noMarker ? "✔" : "✘"} the untrusted folder's qualm.python never ran (no marker file)`);
+    log(`${suite}: ${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${dir}`);
+    if (!outcome.passed.length && !outcome.failed.length) log(`${suite}: no test matched QUALM_E2E_GREP`);
+    if (outcome.failed.length || !noMarker || (ran && (!handshake || !testsPython || !oneModel))) log("qualm output channel:\n" + output.slice(-6000));
     // Last, so that a log's tail (a CI summary) names every failure and its first line, not only the last ones.
     for (const t of outcome.failed) log(`failed: ${t.title}: ${t.error.split("\n")[0].slice(0, 400)}`);
-    return outcome.failed.length || !outcome.passed.length || !vsixOk || !handshake || !testsPython ? 1 : 0;
+    return { passed: outcome.passed.length, failed: outcome.failed.length > 0 || !vsixOk || !noMarker || (ran && (!handshake || !testsPython || !oneModel)) };
   } catch (err) {
     log(`error: ${err instanceof Error ? err.message : err}`);
     log("VS Code server output:\n" + serverLog.join("").slice(-6000));
-    log("qualm output channel:\n" + qualmOutput(scratch).slice(-6000));
-    return 1;
+    log("qualm output channel:\n" + qualmOutput(scratch, dir).slice(-6000));
+    return { passed: 0, failed: true };
   } finally {
-    writeFileSync(join(artifacts, "vscode-server.log"), serverLog.join(""));
+    writeFileSync(join(dir, "vscode-server.log"), serverLog.join(""));
     await browser?.close().catch(() => undefined);
     server.kill("SIGTERM");
     await sleep(500);

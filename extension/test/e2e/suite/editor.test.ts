@@ -335,20 +335,38 @@ suite("qualm in a real VS Code", () => {
   });
 
   test("typing on cancels the completion that is streaming", async () => {
-    const end = doc.lineAt(doc.lineCount - 1).range.end;
-    await editor.edit((e) => e.insert(end, "\n\ndef double(x: int) -> int:\n    "));
-    const at = doc.lineAt(doc.lineCount - 1).range.end;
-    editor.selection = new vscode.Selection(at, at);
-    const first = nextEvent(api, "text", 120000);
-    const finished = nextEvent(api, "finished", 120000);
-    await vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
-    const streaming = (await first).stream;
-    await editor.edit((e) => e.insert(at, "r"));
-    await vscode.commands.executeCommand("editor.action.inlineSuggest.trigger"); // as the editor does on typing
-    const ended = await finished;
-    assert.equal(ended.stream.id, streaming.id);
-    assert.equal(ended.stream.result, undefined, "the first completion did not run to its end");
-    assert.match(ended.stream.error ?? "", /cancel/i);
+    // A completion that cannot finish before the keystroke: the scripted backend writes this one at four
+    // tokens a second up to qualm.editor.completion_max_tokens (48 here), some 12 s, and the keystroke
+    // comes right after its first text. (The real model may write a short function body in less time
+    // than the keystroke takes to arrive, and the test would pass or fail by speed.)
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const script = join(folder, "slow-writer.json");
+    writeFileSync(script, JSON.stringify({ name: "scripted slow writer", completions: ["    return (x" + " + 1".repeat(100) + ")\n"], seconds_per_token: 0.25 }));
+    const settingsFile = join(folder, ".vscode", "settings.json");
+    const settings = readFileSync(settingsFile, "utf8");
+    // Both keys in one write: set one after the other, the server would load a model from half of them.
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), "qualm.model.backend": "scripted", "qualm.model.path": script }, null, 2));
+    try {
+      await until(() => `the scripted backend (now ${api.status().state}: ${api.status().model})`, () => (api.status().state === "ready" && api.status().model === "scripted slow writer") || undefined, 60000);
+      const end = doc.lineAt(doc.lineCount - 1).range.end;
+      await editor.edit((e) => e.insert(end, "\n\ndef double(x: int) -> int:\n    "));
+      const at = doc.lineAt(doc.lineCount - 1).range.end;
+      editor.selection = new vscode.Selection(at, at);
+      const first = nextEvent(api, "text", 60000);
+      const finished = nextEvent(api, "finished", 60000);
+      await vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
+      const streaming = (await first).stream;
+      await editor.edit((e) => e.insert(at, "r"));
+      await vscode.commands.executeCommand("editor.action.inlineSuggest.trigger"); // as the editor does on typing
+      const ended = await finished;
+      assert.equal(ended.stream.id, streaming.id);
+      assert.equal(ended.stream.result, undefined, "the first completion did not run to its end");
+      assert.match(ended.stream.error ?? "", /cancel/i);
+      assert.ok(ended.stream.tokens.length < 48, `it stopped before its budget: ${ended.stream.tokens.length} tokens`);
+    } finally {
+      writeFileSync(settingsFile, settings);
+    }
+    await until(() => `the real model again (now ${api.status().state}: ${api.status().model})`, () => (api.status().state === "ready" && /qwen2\.5-coder-0\.5b/i.test(api.status().model ?? "")) || undefined, 120000);
   });
 
   test("scoring the document highlights existing code; clearing removes highlights and diagnostics", async () => {

@@ -1,0 +1,47 @@
+// What the end-to-end suites share inside the extension host: waiting, asking the runner (outside the
+// editor) to look at the page, and the qualm log as VS Code wrote it.
+
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { writeWhole } from "./channel";
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `probe` until it gives a value (not undefined, null or false), or fails after `ms`. */
+export async function until<T>(what: string | (() => string), probe: () => T | undefined | Promise<T | undefined>, ms = 60000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined && v !== null && v !== false) return v as T;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+    await sleep(100);
+  }
+}
+
+let asked = 0;
+
+/** Ask the runner to look at the page (run.ts, serve()); wait for its answer. `extra` goes with the
+ * request (a notification's text and button, say; `name`: a screenshot's file name). */
+export async function askPage<T>(action: string, extra: { name?: string; [key: string]: unknown } = {}): Promise<T> {
+  const channel = process.env.QUALM_E2E_CHANNEL!;
+  const name = extra.name ?? `${action}-${Date.now()}-${asked++}`;
+  const answer = join(channel, `answer-${name}.json`);
+  writeWhole(join(channel, `request-${name}.json`), JSON.stringify({ ...extra, action, name }));
+  const end = Date.now() + 30000;
+  while (!existsSync(answer)) {
+    if (Date.now() > end) throw new Error(`the runner did not answer ${action} ${name}`);
+    await sleep(100);
+  }
+  return JSON.parse(readFileSync(answer, "utf8")) as T;
+}
+
+/** The notifications on the page: toasts and the notification centre (open it first with
+ * `notifications.showList`: headless, VS Code keeps new toasts back). */
+export function notifications(): Promise<string> {
+  return askPage<string>("notifications");
+}
+
+/** The qualm output channel as VS Code saved it (the extension host's qualm.log). */
+export function qualmLog(): Promise<string> {
+  return askPage<string>("output");
+}
