@@ -24,12 +24,13 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from .signals.lexical import BLEND_MEAN_WEIGHT, blended
+from .signals.lexical import blended
 from .trace import surprisal
 
 if TYPE_CHECKING:
     from .signals.lexical import LexicalReport
 
+# The lexical scores that are signals (their words: qualm.wording.LEXICAL_SIGNAL_WORDS).
 LEXICAL_SIGNALS = (
     "top_k_entropy",
     "max_entropy",
@@ -42,19 +43,6 @@ LEXICAL_SIGNALS = (
     "top_k_unexpected",
     "blended_surprisal",
 )
-
-LEXICAL_SIGNAL_WORDS = {
-    "top_k_entropy": "Top-{k} entropy",
-    "max_entropy": "largest entropy",
-    "mean_entropy": "mean entropy",
-    "mean_probability": "mean 1 - p",
-    "max_probability": "largest 1 - p",
-    "top_k_surprisal": "Top-{k} surprisal",
-    "mean_surprisal": "mean surprisal",
-    "improbable_tokens": "tokens with p < 0.1",
-    "top_k_unexpected": "Top-{k} excess surprisal",
-    "blended_surprisal": f"least likely token's surprisal + {BLEND_MEAN_WEIGHT:g} x mean surprisal",
-}
 
 
 # Code with a token the model gave under e^-4 (1.8 %) is code it would not have written itself: only
@@ -221,26 +209,3 @@ class PassModel:
         if not (len(model.mean) == len(model.scale) == len(model.coef) == n) or any(s <= 0 for s in model.scale):
             raise ValueError("pass_model: features, mean, scale and coef must have one positive-scale entry per feature")
         return model
-
-
-# What the chance is and where it was measured, said wherever it is shown (hover, lens, CLI): the
-# fit's figures are of benchmark functions, never of the user's code.
-CHANCE_BASIS = (
-    "fitted and checked on benchmark functions (HumanEval and MBPP solutions and one-edit bugs in them), "
-    "not on code like yours: a guide to where to look, not a guarantee. It is least reliable where the "
-    "docstring's examples pass and no self-test fails"
-)
-
-
-def chance_words(p: float, failed_tests: int | None = 1) -> str:
-    """What a chance of passing means for what to do next. ``failed_tests``: how many self-tests
-    failed (None: none ran), so the advice points at something that exists."""
-    if p >= 0.8:
-        return "likely passes"
-    if p >= 0.5:
-        if failed_tests is None:
-            return "may pass: no self-test ran, so read it closely"
-        return "may pass: check the failing self-tests" if failed_tests else "may pass: its self-tests pass, but read it closely"
-    if p >= 0.2:
-        return "doubtful: read it closely"
-    return "likely wrong"

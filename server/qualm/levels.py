@@ -1,4 +1,5 @@
-"""Uncertainty levels in words, for display: the editor shows levels, the hover shows numbers."""
+"""Uncertainty levels: an entropy (nats) placed against the thresholds. The editor shows levels, the
+hover shows numbers; the levels in words are ``qualm.wording.LEVEL_WORDS``."""
 
 from __future__ import annotations
 
@@ -6,12 +7,6 @@ from typing import Literal
 
 Level = Literal["confident", "low", "medium", "high"]
 LEVELS: tuple[Level, ...] = ("confident", "low", "medium", "high")
-LEVEL_WORDS: dict[Level, str] = {
-    "confident": "confident",
-    "low": "slightly uncertain",
-    "medium": "uncertain",
-    "high": "very uncertain",
-}
 
 
 def level_of(entropy: float, thresholds: tuple[float, float, float]) -> Level:
@@ -21,16 +16,3 @@ def level_of(entropy: float, thresholds: tuple[float, float, float]) -> Level:
         if entropy >= bound:
             level = name
     return level
-
-
-def ensemble_words(score: float | None) -> str:
-    """The ensemble (a weighted percentile against the model's reference problems) in words."""
-    if score is None:
-        return "not calibrated"
-    if score < 0.25:
-        return "confident"
-    if score < 0.5:
-        return "fairly sure"
-    if score < 0.75:
-        return "uncertain"
-    return "very uncertain"

@@ -6,11 +6,12 @@ from dataclasses import replace
 
 import pytest
 
-from qualm.chance import PassModel, chance_words, signals_of, with_derived
+from qualm.chance import PassModel, signals_of, with_derived
 from qualm.chance_fit import Example, SplitError, check_fit_split, fit_pass_model, reliability
 from qualm.ensemble import Calibration, new_calibration
 from qualm.signals.lexical import lexical_report
 from qualm.trace import TokenRecord, Trace
+from qualm.wording import chance_words
 
 MODEL = PassModel(
     features=["functional", "lexical.all.top_k_surprisal"],

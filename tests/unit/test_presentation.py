@@ -1,9 +1,12 @@
 """What the editor is shown, without a server: token JSON, hovers, diagnostic words, levels."""
 
+import io
+
 from qualm.engine.placement import PlacedToken
-from qualm.levels import LEVEL_WORDS, LEVELS, ensemble_words, level_of
+from qualm.levels import LEVELS, level_of
 from qualm.lsp.presentation import diagnostic_message, token_hover, token_json
 from qualm.trace import Alternative
+from qualm.wording import LEVEL_WORDS, ensemble_words
 
 TOKEN = PlacedToken(
     start=40, end=44, text=" max", entropy=1.234, prob=0.41, level="medium",
@@ -214,19 +217,74 @@ def test_the_hover_and_lens_show_the_docstring_examples():
     assert "**The docstring's examples**" not in assessment_hover(assessment(0.1))
 
 
+def _terminal_text(a) -> str:
+    from rich.console import Console
+
+    from qualm.cli.terminal import assessment_report
+
+    out = Console(record=True, width=2000, file=io.StringIO())
+    for part in assessment_report(a, "t.py"):
+        out.print(part)
+    return out.export_text()
+
+
 def test_the_terminal_report_lists_the_docstring_examples():
     from dataclasses import replace
 
-    from rich.console import Console
-
     from qualm.signals.examples import DocExample, ExampleOutcome, ExamplesResult
-    from qualm.terminal import assessment_report
 
     bad = ExampleOutcome(DocExample("f(2)", "3", 5, "line"), "failed", "AssertionError")
     a = replace(assessment(0.1), examples=ExamplesResult([bad], 1.0, "fails the docstring's example"))
-    out = Console(record=True, width=200)
-    for part in assessment_report(a, "t.py"):
-        out.print(part)
-    text = out.export_text()
-    assert "the docstring's examples (the author's, run as tests): fails the docstring's example" in text
+    text = _terminal_text(a)
+    assert "The docstring's examples (written by the function's author, not the model; run as tests): fails the docstring's example" in text
     assert "f(2) → 3  — failed: AssertionError" in text
+
+
+def everything():
+    """An assessment with every section: plans, examples, tests, solutions, varied inputs, the plans'
+    programs and swaps."""
+    from dataclasses import replace
+
+    from qualm.engine.assessment import PlanResult
+    from qualm.engine.solutions import SolutionRun, SolutionsResult
+    from qualm.signals.examples import DocExample, ExampleOutcome, ExamplesResult
+    from qualm.signals.swaps import TokenSwap, swap_gain
+
+    source = "def f(x):\n    return x - 1\n"
+    at = source.index(" -")
+    swap = TokenSwap(0, at, at + 2, " -", 0.03, " +", 0.9, source.replace(" -", " +"))
+    solved = SolutionsResult(
+        weighted=0.25, weighted_note="2 of 2 tests are passed by at least one of the model's 4 solutions",
+        agreement=0.5, agreement_note="the code answers as the model's own solutions do on 50% of the test inputs (4 solutions)",
+        solutions=[SolutionRun("def f(x): return x", 10, 1, 2, 0.5)] * 4, disagreements=[("assert f(2) == 3", "4", "2")], test_weights=[1.0, 0.25],
+        differential=0.25, differential_note="the code answers otherwise than most of the model's solutions on 1 of 4 varied inputs", differences=[("f(0)", "1", "0")],
+    )
+    programs = replace(solved, solutions=[SolutionRun("def f(x): return x", 10, 2, 2, 1.0)], differential_note="off", differences=[])
+    return replace(
+        assessment(0.62), candidate=source, line=10,
+        plans=[PlanResult("1. add\n2. return", ["add", "return"], 5, "stop")],
+        examples=ExamplesResult([ExampleOutcome(DocExample("f(1)", "1", 3, "doctest"), "passed", "")], 0.0, "passes the docstring's example"),
+        solutions=solved, plan_programs=programs, swaps=swap_gain(["passed", "failed"], [(swap, ["passed", "passed"])], None),
+    )
+
+
+def test_the_hover_and_the_terminal_say_the_same_sentences():
+    """One summary (qualm.summary), two renderings: every sentence of it is in both, the hover's in
+    Markdown (bold titles, code in backticks), the terminal's as plain text."""
+    from qualm.lsp.presentation import assessment_hover
+    from qualm.summary import Code, summarize
+
+    a = everything()
+    s = summarize(a)
+    assert [x.key for x in s.sections] == ["plans", "examples", "tests", "solutions", "varied", "plan_programs", "swaps"]
+    hover, terminal = assessment_hover(a), _terminal_text(a)
+    sentences = [s.chance_said, s.ensemble_said, s.calibration_note, f"{s.chance_line} · {s.chance_words}", *(x.note for x in s.axes)]
+    for section in s.sections:
+        sentences.append(section.title + section.text)
+        for item in section.items:
+            sentences.append("".join(p.text if isinstance(p, Code) else p for p in item.pieces))
+    for sentence in sentences:
+        assert sentence in terminal, sentence
+        assert sentence in hover.replace("**", "").replace("`", ""), sentence
+    assert "- `assert f(2) == 3`: this code gives `4`, most of the model's solutions `2`" in hover
+    assert "  assert f(2) == 3: this code gives 4, most of the model's solutions 2" in terminal

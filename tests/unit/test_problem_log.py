@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qualm.terminal import ProblemLog
+from qualm.cli.terminal import ProblemLog
 
 
 def _log(times: list[float]):

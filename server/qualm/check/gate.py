@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from ..chance import LEXICAL_SIGNAL_WORDS, LEXICAL_SIGNALS
+from ..chance import LEXICAL_SIGNALS
 from ..settings import CheckSettings
 from ..signals.lexical import LexicalScores
 from ..trace import surprisal
+from ..wording import LEXICAL_SIGNAL_WORDS
 
 CHANCE = "chance"
 Verdict = Literal["pass", "fail", "unknown", "skipped"]

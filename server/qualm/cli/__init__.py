@@ -15,9 +15,9 @@ from ..ensemble import CalibrationError
 from ..lang import SourceError
 from ..model import ModelFileError, ModelRuntimeError, UnknownBackend
 from ..settings import SettingsError
-from ..terminal import console
 from . import assess, calibrate, check, evaluate, generate, model, score, serve
 from .common import CliError
+from .terminal import console
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="How far to trust code written by a language model.")
 app.add_typer(model.model_app, name="model")

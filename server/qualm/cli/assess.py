@@ -9,8 +9,8 @@ import typer
 
 from .. import engine
 from ..lang import language_named
-from ..terminal import assessment_report, console
 from .common import ModelFlags, load_backend, target_functions, with_model_flags
+from .terminal import assessment_report, console
 
 
 @with_model_flags

@@ -14,8 +14,8 @@ from rich.text import Text
 from .. import engine
 from ..check import CheckReport, FunctionCheck, TargetError, check_files, choose_targets, gate_for, sarif_log
 from ..model import TeacherForcingUnavailable
-from ..terminal import console
 from .common import CliError, ModelFlags, load_backend, with_model_flags
+from .terminal import console
 
 VERDICT_MARKS = {"pass": ("✓ pass", "green"), "fail": ("✗ fail", "bold red"), "unknown": ("? unknown", "yellow"), "skipped": ("– skipped", "dim")}
 

@@ -17,7 +17,7 @@ import typer
 from ..lang import FunctionSource, language_for
 from ..model import ModelBackend, load_model
 from ..settings import Settings, load_user_settings
-from ..terminal import ProblemLog, console
+from .terminal import ProblemLog, console
 
 
 class CliError(Exception):

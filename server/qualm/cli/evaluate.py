@@ -12,8 +12,8 @@ import typer
 
 from ..evaluation.groups import ALL_GROUPS
 from ..model.files import cache_dir
-from ..terminal import console
 from .common import CliError, ModelFlags, load_backend, problem_log, with_model_flags
+from .terminal import console
 
 Progress = Callable[[int, int, str, str], None]  # as qualm.evaluation.runner.Progress
 REMOTE_IN_FLIGHT = 8  # problems at once against a server: enough to keep its batch full between stages

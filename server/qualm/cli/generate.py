@@ -10,8 +10,8 @@ import typer
 from .. import engine
 from ..lang import language_for
 from ..model import GenerationOptions
-from ..terminal import console, highlighted, legend, lexical_table, uncertain_tokens_table
 from .common import CliError, ModelFlags, load_backend, read_source, with_model_flags
+from .terminal import console, highlighted, legend, lexical_table, uncertain_tokens_table
 
 
 @with_model_flags

@@ -9,8 +9,8 @@ import typer
 
 from ..model import ModelInfo
 from ..model.files import DEFAULT_MODEL, KNOWN_MODELS, fetch_model
-from ..terminal import console, model_lines
 from .common import CliError, ModelFlags, load_backend, with_model_flags
+from .terminal import console, model_lines
 
 model_app = typer.Typer(invoke_without_command=True, help="Show the model (default) or fetch a known model.")
 

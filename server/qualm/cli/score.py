@@ -8,8 +8,8 @@ from dataclasses import asdict
 import typer
 
 from .. import engine
-from ..terminal import console, highlighted, legend, lexical_table, uncertain_tokens_table
 from .common import ModelFlags, load_backend, target_functions, with_model_flags
+from .terminal import console, highlighted, legend, lexical_table, uncertain_tokens_table
 
 
 @with_model_flags

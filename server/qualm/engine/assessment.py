@@ -16,7 +16,7 @@ from qualm_sandbox import SandboxConfig
 
 from .. import prompts
 from ..answer_ends import plan_end, tests_end
-from ..chance import LEXICAL_SIGNAL_WORDS, MISSING_WHY, signals_of
+from ..chance import MISSING_WHY, signals_of
 from ..ensemble import Calibration, EnsembleResult, ensemble
 from ..lang import FunctionSource, ImportRoots, Language, language_named
 from ..model import CancelToken, GenerationOptions, ModelBackend, TeacherForcingUnavailable
@@ -28,6 +28,7 @@ from ..signals.functional import ParsedTests, calling_only, functional_uncertain
 from ..signals.lexical import LexicalReport, lexical_report
 from ..signals.swaps import SwapResult
 from ..trace import Trace
+from ..wording import LEXICAL_SIGNAL_WORDS
 from .calibration import calibration_settings
 from .document import Document
 from .plan_programs import checked_programs, programs_among, solutions_of

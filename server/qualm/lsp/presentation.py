@@ -1,17 +1,18 @@
 """What the editor shows, computed from engine results: plain functions, no LSP objects.
 
-Kept apart from the handlers so that the words and tables can be tested (and reused by other
-front ends) without a running server.
+Kept apart from the handlers so that the words and tables can be tested without a running server.
+An assessment's sentences are ``qualm.summary``'s, shared with the command line; here they become
+Markdown.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..chance import CHANCE_BASIS, chance_words
 from ..engine import Assessment, PlacedToken
-from ..levels import LEVEL_WORDS, ensemble_words
+from ..summary import Code, Piece, Section, summarize
 from ..trace import surprisal
+from ..wording import CHANCE_BASIS, LEVEL_WORDS
 
 
 def token_json(t: PlacedToken, origin_offset: int = 0) -> dict[str, Any]:
@@ -86,79 +87,33 @@ def span_hover(span: list[PlacedToken], hovered: PlacedToken, alternatives: int)
     return head + "\n".join(rows) + "\n\n---\n\n" + token_hover(hovered, alternatives)
 
 
-def _num(x: float | None, pct: bool = False) -> str:
-    if x is None:
-        return "—"
-    return f"{100 * x:.0f}%" if pct else f"{x:.3f}"
+def _markdown(pieces: tuple[Piece, ...]) -> str:
+    return "".join(f"`{p.text}`" if isinstance(p, Code) else p for p in pieces)
 
 
-def chance_line(a: Assessment) -> str | None:
-    if a.chance_of_passing is None:
-        return None
-    return f"chance it passes: {100 * a.chance_of_passing:.0f} %"
+def _section_lines(section: Section) -> list[str]:
+    """A section of the hover: the title in bold, then its lines as a list (at most ten steps of a plan)."""
+    lines = [f"\n**{section.title}**{section.text}\n"]
+    if section.numbered:
+        return lines + [f"{i}. {_markdown(item.pieces)}" for i, item in enumerate(section.items[:10], 1)]
+    for item in section.items:
+        mark = "" if item.status is None else ("✓ " if item.status == "passed" else "✗ ")
+        lines.append(f"- {mark}{_markdown(item.pieces)}" + (f" — {item.failure}" if item.failure else ""))
+    return lines
 
 
 def assessment_hover(a: Assessment, stale: bool = False, headline: str = "chance") -> str:
-    lines = [f"**qualm assessment** of `{a.function}`" + (" · *the function changed since: re-assess*" if stale else "")]
-    chance = chance_line(a)
-    ens = f"**{a.ensemble:.2f} · {ensemble_words(a.ensemble)}** (the paper's ensemble: weighted percentile against the model's reference problems)" if a.ensemble is not None else None
-    if chance is not None and a.chance_of_passing is not None:
-        chance_md = (
-            f"**{chance}** · {chance_words(a.chance_of_passing, a.failed_tests())}\n\n"
-            f"*The chance that the function passes its hidden tests, estimated from the signals below: {a.chance_note}. "
-            f"It was {CHANCE_BASIS}.*"
-        )
-    else:
-        chance_md = f"*No chance of passing: {a.chance_note}.*"
+    s = summarize(a)
+    lines = [f"**qualm assessment** of `{s.function}`" + (" · *the function changed since: re-assess*" if stale else "")]
+    ens = f"**{s.ensemble_line}** {s.ensemble_said}" if s.ensemble_line is not None else None
+    chance_md = f"**{s.chance_line}** · {s.chance_words}\n\n*{s.chance_said}*" if s.chance_line is not None else f"*{s.chance_said}*"
     first, second = (chance_md, ens) if headline == "chance" else (ens, chance_md)
     lines += [f"\n{x}" for x in (first, second) if x]
-    lines.append(f"\n*{a.calibration_note}*\n")
+    lines.append(f"\n*{s.calibration_note}*\n")
     lines.append("| axis | raw | percentile | basis |\n|---|---|---|---|")
-    for ax in a.axes():
-        lines.append(f"| {ax.name} | {_num(ax.raw)} | {_num(ax.percentile, pct=True)} | {ax.note} |")
-    if a.plans:
-        steps = [len(p.steps) for p in a.plans]
-        lines.append(f"\n**Plans** ({len(a.plans)} sampled, {min(steps)}–{max(steps)} steps); the first:\n")
-        lines += [f"{i}. {s}" for i, s in enumerate(a.plans[0].steps[:10], 1)]
-    if a.candidate_plan is not None and a.candidate_plan.steps:
-        far = f"{a.candidate_distance:.2f} from the sampled plans (0: the same steps, 1: nothing in common)" if a.candidate_distance is not None else "not comparable"
-        lines.append(f"\n**The code's own plan**, as the model reads the function: {far}\n")
-        lines += [f"{i}. {s}" for i, s in enumerate(a.candidate_plan.steps[:10], 1)]
-    if a.examples is not None and a.examples.outcomes:
-        lines.append(f"\n**The docstring's examples** (written by the function's author, not the model; run as tests): {a.examples.note}\n")
-        for o in a.examples.outcomes:
-            mark = "✓" if o.status == "passed" else "✗"
-            lines.append(f"- {mark} `{o.example.call}` → `{o.example.expected}`" + ("" if o.status == "passed" else f" — {o.status}: {o.message}"))
-    sol = a.solutions
-    weights = sol.test_weights if sol is not None and len(sol.test_weights) == len(a.tests) else None
-    if a.tests:
-        passed = sum(t.status == "passed" for t in a.tests)
-        lines.append(f"\n**Self-tests**: {passed} of {len(a.tests)} passed" + (f"; in brackets, how many of the model's {len(sol.solutions)} own solutions pass each (a test none passes probably expects the wrong value)" if weights is not None and sol is not None else "") + "\n")
-        for i, t in enumerate(a.tests):
-            mark = "✓" if t.status == "passed" else "✗"
-            code = t.code.replace("\n", " ⏎ ")
-            share = f" ({round(weights[i] * len(sol.solutions))}/{len(sol.solutions)})" if weights is not None and sol is not None else ""
-            lines.append(f"- {mark} `{code}`{share}" + ("" if t.status == "passed" else f" — {t.status}: {t.message}"))
-    if sol is not None and sol.solutions:
-        origin = f"; the first from the problem, the other {sol.from_plans} its sampled plans written as code" if sol.from_plans else ""
-        lines.append(f"\n**The model's own solutions** ({len(sol.solutions)}{origin}): {sol.agreement_note}; tests weighted by them: {_num(sol.weighted)} ({sol.weighted_note})\n")
-        for test, mine, theirs in sol.disagreements[:5]:
-            lines.append(f"- `{test.replace(chr(10), ' ⏎ ')}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
-        if sol.differential_note != "off":
-            lines.append(f"\n**Varied inputs** (the tests' inputs changed by type): {sol.differential_note}\n")
-            for call, mine, theirs in sol.differences[:5]:
-                lines.append(f"- `{call}`: this code gives `{mine}`, most of the model's solutions `{theirs}`")
-    progs = a.plan_programs
-    if progs is not None and progs.solutions:
-        agree = progs.answers_as()
-        passing = ", ".join(f"{p.passed}/{p.ran}" for p in progs.solutions)
-        lines.append(f"\n**The plans as programs** (each sampled plan written as code by the model and run on the self-tests; tests passed: {passing}): {agree}; tests weighted by them: {_num(progs.weighted)}\n")
-        for test, mine, theirs in progs.disagreements[:3]:
-            lines.append(f"- `{test.replace(chr(10), ' ⏎ ')}`: this code gives `{mine}`, most of the plans' programs `{theirs}`")
-    if a.swaps is not None and a.swaps.outcomes:
-        lines.append(f"\n**Token swaps** (the model's likelier token at the code's least likely places, run on the self-tests): {a.swaps.note}\n")
-        for o in a.swaps.ranked()[:4]:
-            lines.append(f"- line {o.line_in(a.candidate, a.line)}: {o.describe()}")
+    lines += [f"| {ax.name} | {ax.raw} | {ax.percentile} | {ax.note} |" for ax in s.axes]
+    for section in s.sections:
+        lines += _section_lines(section)
     return "\n".join(lines)
 
 
@@ -173,29 +128,29 @@ def lens_title(a: Assessment | None, stale: bool, headline: str = "chance") -> s
         return "qualm: assess"
     if stale:
         return "qualm: re-assess"
-    if headline == "chance" and a.chance_of_passing is not None:
-        parts = [f"qualm: {chance_line(a)} (benchmark fit)"]
+    s = summarize(a)
+    if headline == "chance" and s.chance_line is not None:
+        parts = [f"qualm: {s.chance_line} (benchmark fit)"]
     else:
-        parts = [f"qualm {a.ensemble:.2f} {ensemble_words(a.ensemble)}" if a.ensemble is not None else "qualm (raw)"]
-    if a.lexical.raw is not None:
-        parts.append(f"lexical {a.lexical.raw:.2f}")
-    if a.algorithmic.raw is not None:
-        parts.append(f"plans {a.algorithmic.raw:.2f}")
-    if a.tests:
-        failed = sum(t.status != "passed" for t in a.tests)
-        parts.append(f"tests {failed}/{len(a.tests)} failed")
-    elif not a.functional.available:
+        parts = [f"qualm {s.ensemble:.2f} {s.ensemble_words}" if s.ensemble is not None else "qualm (raw)"]
+    if s.lexical_raw is not None:
+        parts.append(f"lexical {s.lexical_raw:.2f}")
+    if s.algorithmic_raw is not None:
+        parts.append(f"plans {s.algorithmic_raw:.2f}")
+    if s.tests_run:
+        parts.append(f"tests {s.tests_failed}/{s.tests_run} failed")
+    elif not s.functional_available:
         parts.append("tests n/a")
     # The author's own examples failing is the plainest fact an assessment finds.
-    if a.examples is not None and a.examples.failing:
-        parts.append(a.examples.note)
+    if s.examples_failing is not None:
+        parts.append(s.examples_failing)
     # Facts, not a score: inputs where the code answers unlike most of the model's own solutions
     # (on the tests' calls and on varied ones), each listed in the hover. The chance does not use
     # them all, so the lens names them where a user sees them first.
-    if a.solutions is not None and (n := len(a.solutions.disagreements) + len(a.solutions.differences)):
+    if n := s.unlike_inputs:
         parts.append(f"unlike the model's solutions on {n} input{'s' if n != 1 else ''}")
     # A swap that passes more tests points at the line to read first.
-    if a.swaps is not None and a.swaps.best is not None and a.swaps.best.gain > 0:
-        best = a.swaps.best
-        parts.append(f"'{best.swap.alternative.strip()}' on line {best.line_in(a.candidate, a.line)} passes more tests")
+    if s.better_swap is not None:
+        token, line = s.better_swap
+        parts.append(f"'{token}' on line {line} passes more tests")
     return " · ".join(parts)
