@@ -1,7 +1,8 @@
 """results/ holds one folder per experiment: every folder directly under it has a README.md (the
 question, the rule, the command, the commit and the outcome), no file is named by a relative time
 ("today", "before", "earlier": what they meant changes with every later run), and no code lives
-there except the folders listed below. Reads the file tree only."""
+there except the measured code listed below (the scripts that drove the lent GPU machines are in
+scripts/gpu/). Reads the file tree only."""
 
 from __future__ import annotations
 
@@ -16,16 +17,9 @@ RESULTS = ROOT / "results"
 # from here once it has its README.
 UNDER_WAY = {"chance-refit-2026-11-28", "system-turn"}
 
-# Code allowed under results/. Scripts that drove the lent GPU machines, kept beside their logs;
-# moved out by issue 49.
-SCRIPT_FOLDERS = {
-    RESULTS / "gpu-h100" / "second-session",
-    RESULTS / "gpu-h200" / "scripts",
-    RESULTS / "gpu-h200" / "scripts-5f33bf3",
-}
-# Not scripts but the measured input itself: the hand-written classes `qualm assess` was run on
-# (results/stateful-methods/README.md); renaming them would leave the recorded commands naming
-# files that are not there.
+# The only code allowed under results/: not scripts but the measured input itself, the hand-written
+# classes `qualm assess` was run on (results/stateful-methods/README.md); renaming them would leave
+# the recorded commands naming files that are not there.
 MEASURED_CODE = {RESULTS / "stateful-methods"}
 
 RELATIVE_TIME = re.compile(r"(?:^|[^a-z0-9])(today|before|earlier)(?:[^a-z0-9]|$)", re.I)
@@ -55,13 +49,12 @@ def test_no_file_is_named_by_a_relative_time():
 
 
 def test_no_code_outside_the_allowed_folders():
-    allowed = SCRIPT_FOLDERS | MEASURED_CODE
-    code = [str(p.relative_to(RESULTS)) for p in result_files() if p.suffix in {".py", ".sh"} and not any(a in p.parents for a in allowed)]
+    code = [str(p.relative_to(RESULTS)) for p in result_files() if p.suffix in {".py", ".sh"} and not any(a in p.parents for a in MEASURED_CODE)]
     assert not code, f"code under results/: {code}"
 
 
 def test_the_allow_lists_name_folders_that_exist():
-    for folder in SCRIPT_FOLDERS | MEASURED_CODE:
+    for folder in MEASURED_CODE:
         assert folder.is_dir(), folder
 
 

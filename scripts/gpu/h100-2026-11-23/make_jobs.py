@@ -1,7 +1,10 @@
 # Dev-only: which sampled steps are missing from the local cache, in the order the evaluation needs them (jobs.json for gpu_steps.py).
-import json, sys
+import json
+import sys
 from pathlib import Path
+
 from qualm.evaluation import datasets
+
 root = Path.home() / ".cache/qualm/eval/1d9614638d18024d/339171848a51"
 jobs = []
 def add(problems, steps):

@@ -1,11 +1,15 @@
 """Dev-only (not shipped): compute the pipeline's machine-independent sampled steps (plans,
 samples, tests) for a shard of a job list, on a GPU, into the same cache layout."""
-import json, os, sys, time
+import json
+import os
+import sys
+import time
 from pathlib import Path
+
 from qualm.cli import _settings
-from qualm.model import load_model
 from qualm.evaluation import datasets
 from qualm.evaluation.pipeline import PipelineOptions, ProblemCache, problem_dir, run_problem, settings_key
+from qualm.model import load_model
 
 shard, nshards, jobfile, cache_root = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], Path(sys.argv[4])
 jobs = json.load(open(jobfile))["jobs"][shard::nshards]

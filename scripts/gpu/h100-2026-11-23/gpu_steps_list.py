@@ -1,6 +1,8 @@
 # Dev-only: regenerate results/qwen2.5-coder-0.5b/gpu-steps.json from the cache files that carry computed_on.
 import json
+from collections import Counter
 from pathlib import Path
+
 root = Path.home() / ".cache/qualm/eval/1d9614638d18024d/339171848a51"
 out = []
 for f in sorted(root.rglob("*.json")):
@@ -11,5 +13,4 @@ def key(s):
     return (ds, int(tid.split("_")[1]), step)
 out.sort(key=key)
 Path("results/qwen2.5-coder-0.5b/gpu-steps.json").write_text(json.dumps(out, indent=0) + "\n")
-from collections import Counter
 print(len(out), Counter((s.split("/")[0], s.split("/")[2]) for s in out))

@@ -1,9 +1,11 @@
 # Dev-only: `qualm calibrate --dataset mbpp --limit 90` through the library (this machine's typer needs pydantic)
-import os, sys, time
+import time
 from pathlib import Path
+
+from qualm.calibrate import calibrate, describe, mbpp_problems
 from qualm.cli import _settings
 from qualm.model import load_model
-from qualm.calibrate import calibrate, describe, mbpp_problems
+
 problems = list(mbpp_problems(None))[:90]
 label = describe(problems, "MBPP")
 settings = _settings("/tmp/q/m.gguf", -1, 4)
