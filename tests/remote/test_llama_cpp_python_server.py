@@ -14,7 +14,7 @@ from dataclasses import replace
 
 import pytest
 from remote_servers import free_port, llama_cpp_python_server
-from test_llama_server import assert_filled_in_the_middle, fim_completion
+from test_llama_server import assert_filled_in_the_middle, fim_completion, request_times
 
 from qualm import prompts
 from qualm.evaluation.report import load_runs
@@ -97,13 +97,18 @@ def test_a_completion_is_filled_in_the_middle_from_fim_text(remote, local, setti
     assert trace.prompt == exact.prompt and result.text == near.text  # the in-process prompt and answer
 
 
-def test_samples_run_as_concurrent_requests_and_cancel(remote):
+def test_samples_are_sent_one_at_a_time_and_a_cancelled_request_writes_nothing(remote, monkeypatch):
+    # llama-cpp-python's server decodes one request at a time and cuts the running answer short
+    # when another arrives: qualm never has two in flight there (ONE_AT_A_TIME)
     prompt = prompts.plan_generation(PROMPT)
-    jobs = [(prompt, GenerationOptions(max_tokens=6, temperature=0.8, top_p=0.95, seed=s, top_alternatives=1)) for s in (1, 2)]
+    jobs = [(prompt, GenerationOptions(max_tokens=6, temperature=0.8, top_p=0.95, seed=s, top_alternatives=1)) for s in (1, 2, 3)]
     seen = []
+    times = request_times(remote, monkeypatch)
     traces = remote.generate_batch(jobs, on_progress=seen.append)
-    assert len(traces) == 2 and all(t.mode == "sampled" and 0 < len(t.tokens) <= 6 for t in traces)
+    assert len(traces) == 3 and all(t.mode == "sampled" and 0 < len(t.tokens) <= 6 for t in traces)
     assert seen and seen[-1] == sum(len(t.tokens) for t in traces)
+    ordered = sorted(times)
+    assert len(ordered) == 3 and all(ended <= started for (_, ended), (started, _) in zip(ordered, ordered[1:])), ordered
     cancel = CancelToken()
     cancel.cancel()
     stopped = remote.generate(prompt, GenerationOptions(max_tokens=50), cancel=cancel)

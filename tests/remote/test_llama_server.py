@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from dataclasses import replace
 
 import pytest
@@ -57,12 +58,32 @@ def test_greedy_tokens_match_the_local_model_and_the_bounds_hold(remote, backend
         assert a.prob == pytest.approx(b.prob, abs=2e-3)
 
 
-def test_scoring_is_refused_with_its_reason_and_samples_run_concurrently(remote):
+def request_times(backend, monkeypatch) -> list[tuple[float, float]]:
+    """When each streamed request of ``backend`` was sent and when its last token came: the answers
+    are read from the first event (when the request goes out) to the end of the stream."""
+    times: list[tuple[float, float]] = []
+    read = backend._read_answers
+
+    def timed(*args, **kwargs):
+        start = time.monotonic()
+        try:
+            return read(*args, **kwargs)
+        finally:
+            times.append((start, time.monotonic()))
+
+    monkeypatch.setattr(backend, "_read_answers", timed)
+    return times
+
+
+def test_scoring_is_refused_with_its_reason_and_samples_run_concurrently(remote, monkeypatch):
     prompt = prompts.code_generation(PROMPT)
     with pytest.raises(TeacherForcingUnavailable, match="log-probabilities of the prompt"):
         remote.score(prompt, "def strlen(s):\n    return len(s)\n")
+    times = request_times(remote, monkeypatch)
     batch = remote.generate_batch([(prompts.plan_generation(PROMPT), GenerationOptions(max_tokens=8, temperature=0.8, top_p=0.95, seed=i)) for i in range(3)])
     assert [len(t.tokens) for t in batch] == [8, 8, 8] and all(t.mode == "sampled" for t in batch)
+    # one request a sample, in flight together: the last to start started before the first ended
+    assert len(times) == 3 and max(start for start, _ in times) < min(end for _, end in times), times
 
 
 def test_qualm_score_on_llama_server_says_why_there_is_no_lexical_score(server, tmp_path):
