@@ -11,6 +11,10 @@ import sys
 import tarfile
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.model  # `qualm model --json` loads the default model
+
 SCRIPT = Path(__file__).parents[2] / "scripts" / "eval-paper"
 
 
