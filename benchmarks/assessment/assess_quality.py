@@ -5,7 +5,7 @@
 
 Reads benchmarks/data/mutant-pairs.jsonl (benchmarks/assessment/build_mutants.py: a reference solution of
 HumanEval or MBPP 511-974 and a one-edit mutant that fails the official tests). Both functions of
-each pair are assessed as a user's function is (``qualm.calibrate_pairs.measure``): MBPP's task is
+each pair are assessed as a user's function is (``qualm.fitting.measure.measure``): MBPP's task is
 put in as the docstring, the model sees the problem description and is forced through the function.
 ``--axes lexical`` scores them (teacher forcing: seconds a function on a CPU); ``--axes all`` runs
 the whole assessment with the settings' defaults (plans, the code's own plan, self-tests; the
@@ -26,9 +26,11 @@ import datetime as dt
 from pathlib import Path
 
 from benchmarks.common.paths import OUT, ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, measure_pairs, pair_doubts, pairs_auroc_interval, prepared, read_pairs, read_results, read_test_pairs
 from qualm.chance import PassModel
 from qualm.engine import calibration_for
+from qualm.fitting.measure import measure_pairs
+from qualm.fitting.pairs import PAIRS_FILE, examples_of, prepared, read_pairs, read_results, read_test_pairs
+from qualm.fitting.validation import auroc_fails, pair_doubts, pairs_auroc_interval
 from qualm.lang import PYTHON
 from qualm.model import load_model
 from qualm.settings import Settings

@@ -25,9 +25,9 @@ import time
 from pathlib import Path
 
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import PAIRS_FILE
 from qualm.evaluation.datasets import humaneval, mbpp
 from qualm.evaluation.mutants import DEFAULT_BUDGET_S, DEFAULT_PER_PROBLEM, KINDS, ProblemPairs, build_pairs, rows
+from qualm.fitting.pairs import PAIRS_FILE
 
 DEFAULT_OUT = ROOT / PAIRS_FILE
 

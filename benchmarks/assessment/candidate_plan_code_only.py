@@ -33,8 +33,8 @@ from sklearn.metrics import roc_auc_score
 
 from benchmarks.common.pair_tokens import SIDES, measured, model_loader, with_plans
 from qualm.answer_ends import plan_end
-from qualm.calibrate_pairs import prepared
 from qualm.engine.solutions import solution_jobs, solution_start
+from qualm.fitting.pairs import prepared
 from qualm.lang import PYTHON, Language, SourceError
 from qualm.model import GenerationOptions
 from qualm.prompts import PLAN_FORMAT, PLAN_GENERATION_PREFILL, ChatPrompt

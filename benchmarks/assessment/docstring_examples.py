@@ -22,9 +22,10 @@ from pathlib import Path
 
 from benchmarks.chance.generated_chance import greedy_function
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, SIDES, auroc_fails, prepared, read_pairs
-from qualm.chance_fit import Example
 from qualm.evaluation import datasets
+from qualm.fitting.chance_fit import Example
+from qualm.fitting.pairs import PAIRS_FILE, SIDES, prepared, read_pairs
+from qualm.fitting.validation import auroc_fails
 from qualm.lang import PYTHON, SourceError
 from qualm.signals.examples import check_examples
 from qualm_sandbox import SandboxConfig

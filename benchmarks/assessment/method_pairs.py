@@ -23,9 +23,10 @@ import time
 from pathlib import Path
 
 from benchmarks.common.paths import OUT, ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, SIDES, auroc_fails, prepared, read_pairs
-from qualm.chance_fit import Example
 from qualm.engine import SampleCache, assess_function, calibration_for
+from qualm.fitting.chance_fit import Example
+from qualm.fitting.pairs import PAIRS_FILE, SIDES, prepared, read_pairs
+from qualm.fitting.validation import auroc_fails
 from qualm.lang import PYTHON
 from qualm.model import load_model
 from qualm.settings import Settings

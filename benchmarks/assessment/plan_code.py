@@ -33,11 +33,12 @@ import json
 from pathlib import Path
 
 from benchmarks.common.pair_tokens import SIDES, measured, model_loader, with_plans
-from qualm.calibrate_pairs import auroc_fails, prepared
-from qualm.chance_fit import Example
 from qualm.engine import SampleCache
 from qualm.engine.plan_programs import plan_program_jobs
 from qualm.engine.solutions import check_against_solutions
+from qualm.fitting.chance_fit import Example
+from qualm.fitting.pairs import prepared
+from qualm.fitting.validation import auroc_fails
 from qualm.lang import PYTHON
 from qualm.settings import Settings
 from qualm.signals.agreement import run_probes

@@ -31,7 +31,7 @@ import numpy as np
 
 from benchmarks.common.pair_tokens import SIDES, body_logps, measured, model_loader, signal_table, with_plans
 from qualm import prompts
-from qualm.calibrate_pairs import prepared
+from qualm.fitting.pairs import prepared
 from qualm.lang import PYTHON
 from qualm.settings import Settings
 from qualm.signals.lexical import top_k_mean

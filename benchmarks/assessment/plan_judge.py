@@ -21,7 +21,7 @@ from pathlib import Path
 from sklearn.metrics import roc_auc_score
 
 from benchmarks.common.pair_tokens import SIDES, measured, model_loader, with_plans
-from qualm.calibrate_pairs import prepared
+from qualm.fitting.pairs import prepared
 from qualm.lang import PYTHON
 from qualm.prompts import ChatPrompt
 from qualm.settings import Settings

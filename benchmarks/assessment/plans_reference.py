@@ -28,9 +28,9 @@ from pathlib import Path
 from sklearn.metrics import roc_auc_score
 
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import read_results
-from qualm.ensemble import SHIPPED_DIR
-from qualm.fit_inputs import FitInputs
+from qualm.calibration_file import SHIPPED_DIR
+from qualm.fitting.fit_inputs import FitInputs
+from qualm.fitting.pairs import read_results
 from qualm.signals.algorithmic import StepRouge, algorithmic_uncertainty
 
 # the default model's greedy code, labelled by the official tests (qualm eval): tune problems only

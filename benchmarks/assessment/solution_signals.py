@@ -4,8 +4,8 @@
         --measured results/chance-of-passing/assess-quality-tune-all.jsonl \\
         --out results/solution-signals/assess-quality-tune-solutions.jsonl
 
-For each function of a full run (``assess_quality.py --axes all``), ``qualm.calibrate_pairs.
-measure_solutions`` takes the tests that run wrote, decodes the model's solutions (one batch per
+For each function of a full run (``assess_quality.py --axes all``), ``qualm.fitting.
+measure.measure_solutions`` takes the tests that run wrote, decodes the model's solutions (one batch per
 problem, as an assessment does) and writes ``functional_weighted`` and ``agreement``, resumable.
 ``fit_chance.py --tune-extra/--holdout-extra`` merges them into the full rows. Both functions of a
 pair share the solutions and their runs (``SampleCache``).
@@ -23,8 +23,9 @@ from pathlib import Path
 
 from benchmarks.assessment.swap_signals import gain
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, measure_again, measure_solutions, read_pairs, read_results
 from qualm.engine import SampleCache
+from qualm.fitting.measure import measure_again, measure_solutions
+from qualm.fitting.pairs import PAIRS_FILE, read_pairs, read_results
 from qualm.model import load_model
 from qualm.settings import Settings
 

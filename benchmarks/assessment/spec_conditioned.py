@@ -35,7 +35,7 @@ from sklearn.preprocessing import StandardScaler
 
 from benchmarks.common.pair_tokens import DATA, SIDES, body_logps, measured, model_loader, signal_table
 from qualm import prompts
-from qualm.calibrate_pairs import prepared, read_pairs
+from qualm.fitting.pairs import prepared, read_pairs
 from qualm.lang import PYTHON
 from qualm.settings import Settings
 from qualm.signals.lexical import top_k_mean

@@ -26,11 +26,12 @@ from pathlib import Path
 from sklearn.metrics import roc_auc_score
 
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, SIDES, measure_again, prepared, read_pairs, read_results
 from qualm.engine import SampleCache
 from qualm.engine.scoring import score_function
 from qualm.engine.solutions import check_against_solutions
 from qualm.engine.swaps import check_swaps
+from qualm.fitting.measure import measure_again
+from qualm.fitting.pairs import PAIRS_FILE, SIDES, prepared, read_pairs, read_results
 from qualm.lang import PYTHON
 from qualm.model import load_model
 from qualm.settings import Settings

@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.chance.chain_rule --model 0.5b|1.5b
 
 The outer 5 folds by problem hold each fold out; on the other four the candidates are
-cross-validated again (``qualm.calibrate_pairs``), each rule chooses a chain, the chain is fitted on
+cross-validated again (``qualm.fitting``), each rule chooses a chain, the chain is fitted on
 those four folds and scored on the held-out fold. Printed: each fold's choices and the outer
 log-loss of both rules (the mean of the pairs' and the greedy code's, as the rule's criterion), and
 their paired difference. The rules: the one-standard-error rule on the lowest mean's own error
@@ -18,11 +18,12 @@ import math
 
 from benchmarks.chance.fit_chance import DATA
 from benchmarks.common.paths import RESULTS
-from qualm.calibrate_pairs import CHAIN_CANDIDATES, ChainValidation, cross_validate_chain, fit_chain, mean_and_se, paired_choice
-from qualm.chance_fit import Example
-from qualm.fit_inputs import FitInputs
+from qualm.fitting.chain import CHAIN_CANDIDATES, ChainValidation, cross_validate_chain, fit_chain, paired_choice
+from qualm.fitting.chance_fit import Example
+from qualm.fitting.fit_inputs import FitInputs
+from qualm.fitting.validation import mean_and_se
 
-# Each model's manifest of the rows its shipped chance is fitted on (qualm.fit_inputs): the same
+# Each model's manifest of the rows its shipped chance is fitted on (qualm.fitting.fit_inputs): the same
 # list fit_chance.py --inputs reads, so this never fits on other rows than the shipped chance.
 MANIFESTS = {"0.5b": RESULTS / "assess-quality" / "fit-inputs.json", "1.5b": RESULTS / "qwen2.5-coder-1.5b" / "calibration" / "fit-inputs.json"}
 

@@ -28,12 +28,12 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, examples_of, read_results, read_test_pairs
+from qualm.calibration_file import SHIPPED_DIR, Calibration
 from qualm.chance import PassModel
-from qualm.chance_fit import Example, reliability
-from qualm.ensemble import SHIPPED_DIR, Calibration
 from qualm.evaluation.metrics import auroc
-from qualm.fit_inputs import FitInputs
+from qualm.fitting.chance_fit import Example, reliability
+from qualm.fitting.fit_inputs import FitInputs
+from qualm.fitting.pairs import PAIRS_FILE, examples_of, read_results, read_test_pairs
 from qualm.model.files import DEFAULT_MODEL
 
 RESAMPLES = 2000

@@ -19,9 +19,10 @@ import argparse
 from pathlib import Path
 
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, examples_of, holdout_quality, pair_doubts, pairs_auroc_interval, read_pairs
-from qualm.ensemble import SHIPPED_DIR, Calibration
-from qualm.fit_inputs import split_results, with_extra
+from qualm.calibration_file import SHIPPED_DIR, Calibration
+from qualm.fitting.fit_inputs import split_results, with_extra
+from qualm.fitting.pairs import PAIRS_FILE, examples_of, read_pairs
+from qualm.fitting.validation import auroc_fails, holdout_quality, pair_doubts, pairs_auroc_interval
 from qualm.model.files import DEFAULT_MODEL
 
 SIGNALS = ("functional", "functional_weighted", "swap_gain", "plan_agreement", "examples_failed", "lexical.all.blended_surprisal")

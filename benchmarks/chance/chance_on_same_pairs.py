@@ -25,10 +25,11 @@ import argparse
 from pathlib import Path
 
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, SIDES, auroc_fails, examples_of, pair_doubts, pairs_auroc_interval, read_pairs
-from qualm.chance_fit import Example
-from qualm.ensemble import SHIPPED_DIR, Calibration
-from qualm.fit_inputs import FitInputs, split_results, with_extra
+from qualm.calibration_file import SHIPPED_DIR, Calibration
+from qualm.fitting.chance_fit import Example
+from qualm.fitting.fit_inputs import FitInputs, split_results, with_extra
+from qualm.fitting.pairs import PAIRS_FILE, SIDES, examples_of, read_pairs
+from qualm.fitting.validation import auroc_fails, pair_doubts, pairs_auroc_interval
 
 SIGNALS = ("functional_weighted", "swap_gain", "examples_failed", "agreement", "plan_agreement")
 

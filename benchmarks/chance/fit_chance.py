@@ -16,7 +16,7 @@ the editor's default settings. Then:
    ``--tune-generated`` (the model's greedy code of tune problems, ``generated_chance.py``) the
    chains are cross-validated over both kinds together and judged by the mean of the two kinds'
    log-losses;
-2. fits the chosen chain on the whole tune split, both kinds (``qualm.chance_fit``: it refuses
+2. fits the chosen chain on the whole tune split, both kinds (``qualm.fitting.chance_fit``: it refuses
    MBPP 11-510);
 3. on the holdout split, never used for a choice: AUROC right-vs-wrong of every axis and of the
    headline, the Brier score and ECE, and the reliability diagram (``--plot``);
@@ -36,12 +36,14 @@ from pathlib import Path
 
 from benchmarks.chance.generated_chance import greedy_function
 from benchmarks.common.paths import OUT, ROOT
-from qualm.calibrate_pairs import CANDIDATE_FEATURES, PAIRS_FILE, auroc_fails, choose_chain, choose_features, describe_split, pair_doubts, pairs_auroc_interval, pairs_calibration
+from qualm.calibration_file import SHIPPED_DIR, Calibration
 from qualm.chance import LEXICAL_SIGNALS, PassModel, signals_of
-from qualm.chance_fit import Example, reliability
-from qualm.ensemble import SHIPPED_DIR, Calibration
 from qualm.evaluation import datasets
-from qualm.fit_inputs import FitInputs
+from qualm.fitting.chain import CANDIDATE_FEATURES, choose_chain, choose_features, pairs_calibration
+from qualm.fitting.chance_fit import Example, reliability
+from qualm.fitting.fit_inputs import FitInputs
+from qualm.fitting.pairs import PAIRS_FILE, describe_split
+from qualm.fitting.validation import auroc_fails, pair_doubts, pairs_auroc_interval
 from qualm.lang import PYTHON, SourceError
 from qualm.model.files import DEFAULT_MODEL
 from qualm.settings import Settings

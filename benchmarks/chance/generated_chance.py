@@ -23,12 +23,13 @@ import time
 from pathlib import Path
 
 from benchmarks.common.paths import ROOT
-from qualm.calibrate import ReferenceProblem, with_task
-from qualm.calibrate_pairs import PAIRS_FILE, auroc_fails, read_generated, read_pairs
-from qualm.chance_fit import check_fit_split
 from qualm.engine import assess_function, generate_solution
 from qualm.evaluation import datasets
 from qualm.evaluation.labels import official_label
+from qualm.fitting.calibrate import ReferenceProblem, with_task
+from qualm.fitting.chance_fit import check_fit_split
+from qualm.fitting.pairs import PAIRS_FILE, read_generated, read_pairs
+from qualm.fitting.validation import auroc_fails
 from qualm.lang import PYTHON, FunctionSource, SourceError
 from qualm.model import load_model
 from qualm.settings import Settings

@@ -16,7 +16,7 @@ import numpy as np
 from sklearn.metrics import roc_auc_score
 
 from benchmarks.common.paths import ROOT
-from qualm.calibrate_pairs import PAIRS_FILE, read_pairs
+from qualm.fitting.pairs import PAIRS_FILE, read_pairs
 from qualm.model import ModelBackend, load_model
 from qualm.settings import Settings
 from qualm.trace import MIN_PROB, Trace

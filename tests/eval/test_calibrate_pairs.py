@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from qualm.ensemble import Calibration
+from qualm.calibration_file import Calibration
 from qualm.settings import Settings
 from qualm_sandbox import SandboxUnavailable, choose_isolation
 

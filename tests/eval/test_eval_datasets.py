@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from qualm import calibrate
 from qualm.evaluation.apps import apps
 from qualm.evaluation.datasets import humaneval, load, mbpp, mbpp_sanitized
 from qualm.evaluation.labels import _spread, official_label
 from qualm.evaluation.problems import OfficialTests, Problem
 from qualm.evaluation.user_problems import user_jsonl
-from qualm.reference_data import MBPP_PATH, MBPP_SANITIZED_PATH, DatasetError
+from qualm.fitting import calibrate
+from qualm.fitting.reference_data import MBPP_PATH, MBPP_SANITIZED_PATH, DatasetError
 from qualm_sandbox import SandboxConfig, SandboxUnavailable, choose_isolation
 
 FIXTURE = Path(__file__).with_name("fixtures") / "apps_small.jsonl"

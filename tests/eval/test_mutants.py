@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from test_eval_datasets import needs_sandbox  # the same skip rule: tests that need the real sandbox
 
-from qualm import calibrate_pairs
 from qualm.evaluation.datasets import humaneval
 from qualm.evaluation.labels import official_label
 from qualm.evaluation.mutants import (
@@ -25,8 +24,9 @@ from qualm.evaluation.mutants import (
     split_of,
 )
 from qualm.evaluation.problems import OfficialTests, Problem
+from qualm.fitting import pairs
 
-PAIRS_FILE = Path(__file__).parents[2] / calibrate_pairs.PAIRS_FILE
+PAIRS_FILE = Path(__file__).parents[2] / pairs.PAIRS_FILE
 
 
 def _texts(source: str, kind: str, entry_point: str = "f") -> list[str]:

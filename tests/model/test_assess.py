@@ -9,8 +9,8 @@ import sys
 
 import pytest
 
+from qualm.calibration_file import new_calibration
 from qualm.engine import SampleCache, assess_function
-from qualm.ensemble import new_calibration
 from qualm.lang import PYTHON
 
 find_function = PYTHON.find_function

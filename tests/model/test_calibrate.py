@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from qualm.calibrate import calibrate, describe, mbpp_problems
+from qualm.fitting.calibrate import calibrate, describe, mbpp_problems
 from qualm.trace import Trace
 
 pytestmark = pytest.mark.model

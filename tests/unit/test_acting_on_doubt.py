@@ -10,8 +10,8 @@ from qualm.engine import Document
 from qualm.engine.placement import PlacedToken, place
 from qualm.engine.regeneration import choices, rewrite_end, run_end
 from qualm.lsp.features.diagnostics import visible
+from qualm.lsp.marks import adjacent_runs
 from qualm.lsp.presentation import span_hover
-from qualm.marks import adjacent_runs
 from qualm.trace import Alternative, TokenRecord
 
 

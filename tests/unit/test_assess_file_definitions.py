@@ -9,8 +9,8 @@ import json
 
 import pytest
 
+from qualm.calibration_file import SHIPPED_DIR, Calibration
 from qualm.engine import Document, SampleCache, assess, roots_for
-from qualm.ensemble import SHIPPED_DIR, Calibration
 from qualm.lang import PYTHON
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.settings import Settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from qualm.calibrate import ReferenceProblem, humaneval_problems, mbpp_problems, with_task
+from qualm.fitting.calibrate import ReferenceProblem, humaneval_problems, mbpp_problems, with_task
 from qualm.lang import PYTHON
 
 

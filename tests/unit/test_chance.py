@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
+from qualm.calibration_file import Calibration, new_calibration
 from qualm.chance import PassModel, signals_of, with_derived
-from qualm.chance_fit import Example, SplitError, check_fit_split, fit_pass_model, reliability
-from qualm.ensemble import Calibration, new_calibration
+from qualm.fitting.chance_fit import Example, SplitError, check_fit_split, fit_pass_model, reliability
 from qualm.signals.lexical import lexical_report
 from qualm.trace import TokenRecord, Trace
 from qualm.wording import chance_words
@@ -155,7 +155,7 @@ def test_words_for_a_chance():
 
 
 def test_the_chance_keeps_a_signal_out_unless_it_helps_beyond_one_standard_error():
-    from qualm.calibrate_pairs import CrossValidation, one_standard_error_choice
+    from qualm.fitting.chain import CrossValidation, one_standard_error_choice
 
     def cv(features, logloss, se):
         return CrossValidation(tuple(features), logloss, None, 0.0, 0.0, se)
@@ -212,7 +212,7 @@ def test_a_calibration_file_carries_the_fallback(tmp_path):
 
 
 def test_each_fit_of_the_chain_is_fitted_on_the_functions_with_all_its_signals():
-    from qualm.calibrate_pairs import fit_chain, pairs_calibration
+    from qualm.fitting.chain import fit_chain, pairs_calibration
     from qualm.settings import Settings
 
     # the tests' signal decides here; the swaps exist for the first half only, the lexical signal roughly
@@ -239,7 +239,7 @@ def test_each_fit_of_the_chain_is_fitted_on_the_functions_with_all_its_signals()
 
 
 def test_the_chain_is_chosen_on_both_kinds_of_code_by_cross_validation():
-    from qualm.calibrate_pairs import choose_chain
+    from qualm.fitting.chain import choose_chain
 
     pairs = [
         Example(f"HumanEval/{i}", {"functional_weighted": w, "swap_gain": g, "functional": w, "lexical.all.blended_surprisal": s}, passed)
@@ -275,7 +275,7 @@ def test_the_note_says_which_fit_of_the_chain_gave_the_chance():
 
 
 def test_two_chains_are_compared_on_the_same_functions():
-    from qualm.calibrate_pairs import ChainValidation, CrossValidation
+    from qualm.fitting.chain import ChainValidation, CrossValidation
 
     def chain(pairs, code=None):
         cv = lambda losses: CrossValidation(("x",), sum(losses) / len(losses), None, 0.0, 0.0, 0.0, tuple(losses))  # noqa: E731
@@ -294,7 +294,7 @@ def test_a_fit_that_serves_few_functions_is_kept_when_it_helps_them():
     their gain is inside one standard error, against the paired difference it is not."""
     import random
 
-    from qualm.calibrate_pairs import choose_chain
+    from qualm.fitting.chain import choose_chain
 
     rng = random.Random(0)
     examples = []
@@ -321,7 +321,7 @@ def test_a_fit_that_serves_few_functions_is_kept_when_it_helps_them():
 
 
 def test_the_bootstrap_interval_of_a_pair_auroc_by_hand():
-    from qualm.calibrate_pairs import pairs_auroc_interval
+    from qualm.fitting.validation import pairs_auroc_interval
 
     # every wrong function doubted more than every right one: AUROC 1 in any draw of the pairs
     apart = [(0.1 * i, 1 + 0.1 * i) for i in range(6)]
@@ -342,7 +342,7 @@ def test_the_bootstrap_interval_of_a_pair_auroc_by_hand():
 
 
 def test_pair_doubts_takes_examples_of_order_and_refuses_another():
-    from qualm.calibrate_pairs import pair_doubts
+    from qualm.fitting.validation import pair_doubts
 
     right, wrong = Example("HumanEval/1", {}, True), Example("HumanEval/1", {}, False)
     other = Example("HumanEval/2", {}, False)

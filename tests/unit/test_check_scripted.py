@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from qualm.calibration_file import Calibration
 from qualm.check import CHANCE, Gate, Targets, check_files
-from qualm.ensemble import Calibration
 from qualm.model import TeacherForcingUnavailable
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.settings import Settings

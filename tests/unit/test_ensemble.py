@@ -2,7 +2,8 @@ import json
 
 import pytest
 
-from qualm.ensemble import Calibration, CalibrationError, ensemble, find_calibration, new_calibration
+from qualm.calibration_file import Calibration, CalibrationError, find_calibration, new_calibration
+from qualm.ensemble import ensemble
 from qualm.model.identity import ModelIdentity
 
 

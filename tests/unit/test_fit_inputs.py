@@ -1,4 +1,4 @@
-"""Each model's fit manifest (``qualm.fit_inputs``) names the rows its shipped chance of passing was
+"""Each model's fit manifest (``qualm.fitting.fit_inputs``) names the rows its shipped chance of passing was
 fitted on: refitting the shipped chain on them gives the shipped numbers, the tune split holds no
 MBPP 11-510 problem and no holdout problem, and a bad manifest stops with a clear message.
 
@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from qualm.calibrate_pairs import PAIRS_FILE, fit_chain
-from qualm.chance_fit import check_fit_split
-from qualm.ensemble import SHIPPED_DIR, Calibration
-from qualm.fit_inputs import FitInputs
+from qualm.calibration_file import SHIPPED_DIR, Calibration
+from qualm.fitting.chain import fit_chain
+from qualm.fitting.chance_fit import check_fit_split
+from qualm.fitting.fit_inputs import FitInputs
+from qualm.fitting.pairs import PAIRS_FILE
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFESTS = [ROOT / "results" / "chance-of-passing" / "fit-inputs.json", ROOT / "results" / "qwen2.5-coder-1.5b" / "calibration" / "fit-inputs.json"]

@@ -1,4 +1,4 @@
-from qualm.marks import Edit, Mark, apply_edit
+from qualm.lsp.marks import Edit, Mark, apply_edit
 
 TEXT = "total = price * count\n"
 # marks on "price" (8-13) and "count" (16-21)

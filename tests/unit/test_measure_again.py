@@ -1,10 +1,10 @@
-"""qualm.calibrate_pairs.measure_again: signals added later to a full run's functions, resumable."""
+"""qualm.fitting.measure.measure_again: signals added later to a full run's functions, resumable."""
 
 from __future__ import annotations
 
 import json
 
-from qualm.calibrate_pairs import measure_again
+from qualm.fitting.measure import measure_again
 
 ROWS = [{"pair_id": "a"}, {"pair_id": "b"}, {"pair_id": "c"}]
 # the full run measured both sides of a and b, one side of c

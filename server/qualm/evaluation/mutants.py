@@ -42,7 +42,7 @@ of the task id, so a problem's pairs are all on one side.
 Only HumanEval and MBPP task_ids 511-974 are allowed (:func:`check_allowed`). MBPP 11-510 is the
 evaluation's test split and 1-10 its prompt examples: both are refused before anything runs.
 The one exception is a test set (``test_split=True``): pairs of MBPP 11-510 only, marked split
-``"test"``, which a fit refuses (:func:`qualm.chance_fit.check_fit_split`) and only a held-out
+``"test"``, which a fit refuses (:func:`qualm.fitting.chance_fit.check_fit_split`) and only a held-out
 measurement reads.
 """
 
@@ -62,8 +62,8 @@ from dataclasses import dataclass, field
 
 from qualm_sandbox import SandboxConfig
 
+from ..fitting.reference_data import MBPP_CALIBRATION_IDS, MBPP_TEST_IDS
 from ..lang.python.source import docstring_of
-from ..reference_data import MBPP_CALIBRATION_IDS, MBPP_TEST_IDS
 from .labels import official_label
 from .problems import Problem
 

@@ -20,7 +20,7 @@ import ast
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..reference_data import DatasetError, jsonl_rows, optional_str, str_field, str_list
+from ..fitting.reference_data import DatasetError, jsonl_rows, optional_str, str_field, str_list
 from .problems import OfficialTests, Problem
 
 _USER_REQUIRED = ("task_id", "prompt", "entry_point")

@@ -28,13 +28,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import PositionCodec, TextDocument
 
 from .. import __version__
+from ..calibration_file import Calibration
 from ..engine import Assessment, Completion, Document, PlacedToken, SampleCache, calibration_for, roots_for
 from ..engine.regeneration import Regeneration
-from ..ensemble import Calibration
 from ..lang import FunctionSource, ImportRoots, Language
-from ..marks import Mark
 from ..model import CancelToken, ModelBackend, ModelUnreachable, load_model
 from ..settings import Settings, SettingsError
+from .marks import Mark
 from .protocol import STATUS
 from .worker import ModelWorker
 

@@ -15,8 +15,8 @@ from pygls.exceptions import JsonRpcInvalidParams
 from ... import engine
 from ...engine import AssessmentCancelled
 from ...lang import FunctionSource, SourceError
-from ...marks import Mark
 from ...model import CancelToken
+from ..marks import Mark
 from ..params import get as _get
 from ..params import plain as _plain
 from ..presentation import lens_title

@@ -14,8 +14,8 @@ from ... import engine
 from ...engine import CompletionOptions, PlacedToken
 from ...engine.completion import Completion, CompletionDoubt, display_name
 from ...engine.context_chunks import OpenDocument, context_chunks
-from ...marks import Mark
 from ...prompts import ContextChunk
+from ..marks import Mark
 from ..params import get as _get
 from ..params import invalid as _invalid
 from ..params import plain as _plain

@@ -9,7 +9,7 @@ from lsprotocol import types
 
 from ...engine import PlacedToken
 from ...levels import LEVELS
-from ...marks import Mark, adjacent_runs
+from ..marks import Mark, adjacent_runs
 from ..presentation import diagnostic_message
 from ..protocol import MARKS
 from ..server import QualmServer

@@ -7,7 +7,7 @@ from lsprotocol import types
 from pygls.workspace import PositionCodec
 
 from ...lang import UnsupportedLanguage, language_for
-from ...marks import Edit, apply_edit
+from ..marks import Edit, apply_edit
 from ..server import DocumentState, QualmServer
 from .diagnostics import publish
 

@@ -18,7 +18,7 @@ from lsprotocol import types
 
 from ...engine import PlacedToken
 from ...engine.regeneration import Regeneration, choices, regenerate, rewrite_end, rewrite_start, run_end
-from ...marks import Mark
+from ..marks import Mark
 from ..params import invalid as _invalid
 from ..params import plain as _plain
 from ..presentation import token_json

@@ -17,7 +17,7 @@ from pathlib import Path
 
 # MBPP ships with qualm (CC BY 4.0; origin, licence and hashes in evaluation/data/SOURCES.md), so a
 # clean clone can calibrate and evaluate offline; any other copy can be given by path.
-DATA_DIR = Path(__file__).parent / "evaluation" / "data"
+DATA_DIR = Path(__file__).parents[1] / "evaluation" / "data"
 MBPP_PATH = DATA_DIR / "mbpp.jsonl"
 MBPP_SANITIZED_PATH = DATA_DIR / "sanitized-mbpp.json"
 MBPP_TEST_IDS = range(11, 511)

@@ -15,15 +15,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import engine
-from .engine import assess_function
-from .engine.calibration import calibration_settings
-from .ensemble import Calibration, new_calibration
-from .lang import PYTHON, SourceError
-from .lang.python.source import docstring_of, with_docstring
-from .model import CancelToken, ModelBackend
+from .. import engine
+from ..calibration_file import Calibration, new_calibration
+from ..engine import assess_function
+from ..engine.calibration import calibration_settings
+from ..lang import PYTHON, SourceError
+from ..lang.python.source import docstring_of, with_docstring
+from ..model import CancelToken, ModelBackend
+from ..settings import Settings
 from .reference_data import MBPP_CALIBRATION_IDS, MBPP_PATH, MBPP_TEST_IDS, humaneval_rows, mbpp_tasks
-from .settings import Settings
 
 
 @dataclass(frozen=True)

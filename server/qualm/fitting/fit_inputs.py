@@ -24,8 +24,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from .calibrate_pairs import examples_of, read_generated, read_pairs, read_results
 from .chance_fit import Example
+from .pairs import examples_of, read_generated, read_pairs, read_results
 
 
 @dataclass(frozen=True)

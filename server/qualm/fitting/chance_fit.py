@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from .chance import PassModel
+from ..chance import PassModel
 from .reference_data import MBPP_CALIBRATION_IDS
 
 
