@@ -59,14 +59,16 @@ class StepRouge:
     with rouge-score's on plan-like and random text)."""
 
     def __init__(self) -> None:
-        # rouge-score pulls in NLTK (0.8 s): imported when plans are compared, not when qualm starts.
-        from rouge_score import scoring, tokenizers  # noqa: PLC0415 - see above
+        # rouge-score's tokenize module, not its tokenizers: DefaultTokenizer(use_stemmer=False) is
+        # tokenize.tokenize(text, None), but its module imports NLTK's stemmer, and NLTK loads SciPy
+        # where it is installed (the server never loads SciPy: tests/unit/test_import_contract.py).
+        from rouge_score import scoring, tokenize  # noqa: PLC0415 - when plans are compared, not when qualm starts
 
-        self._tokenizer = tokenizers.DefaultTokenizer(use_stemmer=False)
+        self._tokenize = tokenize.tokenize
         self._fmeasure = scoring.fmeasure
 
     def tokens(self, text: str) -> list[str]:
-        return self._tokenizer.tokenize(text)
+        return self._tokenize(text, None)
 
     def step(self, a: str, b: str) -> float:
         return self._f(self.tokens(a), self.tokens(b))
