@@ -24,25 +24,14 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from .signals.lexical import blended
+from .signals.lexical import SIGNAL_NAMES, blended
 from .trace import surprisal
 
 if TYPE_CHECKING:
     from .signals.lexical import LexicalReport
 
-# The lexical scores that are signals (their words: qualm.wording.LEXICAL_SIGNAL_WORDS).
-LEXICAL_SIGNALS = (
-    "top_k_entropy",
-    "max_entropy",
-    "mean_entropy",
-    "mean_probability",
-    "max_probability",
-    "top_k_surprisal",
-    "mean_surprisal",
-    "improbable_tokens",
-    "top_k_unexpected",
-    "blended_surprisal",
-)
+# The lexical scores that are signals, declared in qualm.signals.lexical.SIGNALS.
+LEXICAL_SIGNALS = SIGNAL_NAMES
 
 
 # Code with a token the model gave under e^-4 (1.8 %) is code it would not have written itself: only

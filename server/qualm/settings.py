@@ -16,6 +16,7 @@ from typing import Any
 from platformdirs import user_config_dir
 
 from .backends import BACKENDS
+from .signals.lexical import ASSESS_SIGNALS, GATE_SCORES
 
 
 def default_threads() -> int:
@@ -325,11 +326,12 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "editor.diagnostic_level": ("low", "medium", "high"),
     "editor.highlight_level": ("low", "medium", "high"),
     "editor.headline": ("chance", "ensemble"),
-    # the lexical scores in nats (qualm.check.gate), so that one threshold, check.max_score, reads the same
-    "check.score": ("max_surprisal", "top_k_surprisal", "mean_surprisal", "top_k_unexpected", "blended_surprisal", "top_k_entropy", "max_entropy", "mean_entropy"),
+    # the lexical scores in nats (qualm.check.gate), so that one threshold, check.max_score, reads the
+    # same; declared with the scores (qualm.signals.lexical), as is lexical.assess_signal's list
+    "check.score": GATE_SCORES,
     "editor.scored_doubt": ("surprisal", "entropy", "either"),
     "editor.completion_prompt": ("auto", "fim", "chat"),
-    "lexical.assess_signal": ("top_k_entropy", "max_entropy", "mean_entropy", "mean_probability", "max_probability", "top_k_surprisal", "mean_surprisal", "top_k_unexpected", "blended_surprisal"),
+    "lexical.assess_signal": ASSESS_SIGNALS,
 }
 
 

@@ -8,7 +8,7 @@ built from these in ``qualm.summary``.
 from __future__ import annotations
 
 from .levels import Level
-from .signals.lexical import BLEND_MEAN_WEIGHT
+from .signals.lexical import SIGNALS
 
 LEVEL_WORDS: dict[Level, str] = {
     "confident": "confident",
@@ -31,19 +31,9 @@ def ensemble_words(score: float | None) -> str:
     return "very uncertain"
 
 
-# The lexical scores by name (qualm.chance.LEXICAL_SIGNALS), as an axis's note and the gate say them.
-LEXICAL_SIGNAL_WORDS = {
-    "top_k_entropy": "Top-{k} entropy",
-    "max_entropy": "largest entropy",
-    "mean_entropy": "mean entropy",
-    "mean_probability": "mean 1 - p",
-    "max_probability": "largest 1 - p",
-    "top_k_surprisal": "Top-{k} surprisal",
-    "mean_surprisal": "mean surprisal",
-    "improbable_tokens": "tokens with p < 0.1",
-    "top_k_unexpected": "Top-{k} excess surprisal",
-    "blended_surprisal": f"least likely token's surprisal + {BLEND_MEAN_WEIGHT:g} x mean surprisal",
-}
+# The lexical scores by name, as an axis's note and the gate say them (declared with the scores,
+# qualm.signals.lexical.SIGNALS).
+LEXICAL_SIGNAL_WORDS = {s.name: s.words for s in SIGNALS}
 
 
 # What the chance is and where it was measured, said wherever it is shown (hover, lens, CLI): the

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from qualm.backends import BACKENDS
 from qualm.settings import CHOICES, LIMITS, Settings
+from qualm.signals.lexical import ASSESS_SIGNALS, DERIVED, GATE_SCORES, SIGNAL_NAMES
 
 ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = json.loads((ROOT / "package.json").read_text())
@@ -112,6 +113,16 @@ def test_enums_match_what_the_server_accepts():
     for name, allowed in CHOICES.items():
         assert PROPS[f"qualm.{name}"]["enum"] == list(allowed), name
     assert PROPS["qualm.model.backend"]["enum"] == list(BACKENDS)
+
+
+def test_the_settings_that_name_a_lexical_signal_offer_the_declared_ones():
+    """A lexical signal is declared once (qualm.signals.lexical.SIGNALS); the settings whose choices
+    are signals offer exactly the declared ones, and no other setting names one."""
+    assert PROPS["qualm.lexical.assess_signal"]["enum"] == list(ASSESS_SIGNALS)
+    assert PROPS["qualm.check.score"]["enum"] == list(GATE_SCORES)
+    signals = {*SIGNAL_NAMES, *(s.name for s in DERIVED)}
+    naming = {key for key, schema in PROPS.items() if signals & set(schema.get("enum", []))}
+    assert naming == {"qualm.lexical.assess_signal", "qualm.check.score"}, naming
 
 
 def test_bounds_match_what_the_server_accepts():

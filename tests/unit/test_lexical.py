@@ -85,3 +85,31 @@ def test_excess_surprisal_cancels_a_function_s_general_difficulty():
     expected = ((-math.log(0.01) - 0.2) + (-math.log(0.9) - 0.1)) / 2  # the two largest excesses
     assert easy.top_k_unexpected == pytest.approx(expected)
     assert scores_of([], k=5).top_k_unexpected is None
+
+
+def test_the_declared_signals_are_the_scores_every_list_derives_from():
+    """qualm.signals.lexical.SIGNALS declares each lexical signal once: the scores' fields, the
+    chance's signals, the words and the settings' choices all follow it (package.json's enums:
+    test_extension_manifest.py)."""
+    from dataclasses import fields
+
+    from qualm.chance import LEXICAL_SIGNALS, signals_of, with_derived
+    from qualm.check.gate import SCORE_WORDS, lexical_scores
+    from qualm.settings import CHOICES
+    from qualm.signals.lexical import ASSESS_SIGNALS, DERIVED, GATE_SCORES, SIGNAL_NAMES, SIGNALS, LexicalScores
+    from qualm.wording import LEXICAL_SIGNAL_WORDS
+
+    assert tuple(f.name for f in fields(LexicalScores) if f.name not in ("scope", "n_tokens", "k")) == SIGNAL_NAMES
+    assert len(set(SIGNAL_NAMES)) == len(SIGNAL_NAMES) and all(s.words and s.kind in ("entropy", "surprisal", "probability", "count") for s in (*SIGNALS, *DERIVED))
+    assert LEXICAL_SIGNALS == SIGNAL_NAMES and set(LEXICAL_SIGNAL_WORDS) == set(SIGNAL_NAMES)
+    assert CHOICES["lexical.assess_signal"] == ASSESS_SIGNALS and CHOICES["check.score"] == GATE_SCORES
+    assert set(GATE_SCORES) <= set(SCORE_WORDS)
+    tokens = [rec(0, "x", 0, 0.5, 0.9), rec(1, "+", 1, 1.5, 0.05)]
+    scores = scores_of(tokens, 5)
+    report = lexical_report(Trace(text="x+", tokens=tuple(tokens), model="m", mode="greedy"))
+    gate = lexical_scores(scores)
+    signals = with_derived(signals_of(report, None, None, None))
+    for name in GATE_SCORES:
+        assert gate[name] is not None, name  # every score a gate may read is computed
+    for name in (*SIGNAL_NAMES, *(s.name for s in DERIVED)):
+        assert f"lexical.all.{name}" in signals, name  # and every signal reaches the chance of passing

@@ -13,7 +13,7 @@ from typing import Literal
 
 from ..chance import LEXICAL_SIGNALS
 from ..settings import CheckSettings
-from ..signals.lexical import LexicalScores
+from ..signals.lexical import DERIVED, LexicalScores
 from ..trace import surprisal
 from ..wording import LEXICAL_SIGNAL_WORDS
 
@@ -21,7 +21,7 @@ CHANCE = "chance"
 Verdict = Literal["pass", "fail", "unknown", "skipped"]
 
 # The lexical scores a gate may read (settings.CHOICES["check.score"]): all in nats.
-SCORE_WORDS = {**LEXICAL_SIGNAL_WORDS, "max_surprisal": "largest surprisal"}
+SCORE_WORDS = {**LEXICAL_SIGNAL_WORDS, **{s.name: s.words for s in DERIVED}}
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,43 @@ BLEND_MEAN_WEIGHT = 3.0  # blended_surprisal = max surprisal + this x mean surpr
 
 
 @dataclass(frozen=True)
+class LexicalSignal:
+    """A lexical score by name, declared once: what it measures (``kind``) and its words, as an
+    axis's note and the gate say it (``{k}``: the K of Top-K)."""
+
+    name: str
+    kind: str  # "entropy" or "surprisal" (nats), "probability" (1 - p), "count"
+    words: str
+
+
+# Every lexical score that is a signal, in order: a field of LexicalScores each (test_lexical.py
+# checks), a signal of the chance of passing (``lexical.<scope>.<name>``, qualm.chance.signals_of),
+# and the settings' choices below (qualm.settings.CHOICES; package.json's enums are checked against
+# them by tests/unit/test_extension_manifest.py).
+SIGNALS: tuple[LexicalSignal, ...] = (
+    LexicalSignal("top_k_entropy", "entropy", "Top-{k} entropy"),
+    LexicalSignal("max_entropy", "entropy", "largest entropy"),
+    LexicalSignal("mean_entropy", "entropy", "mean entropy"),
+    LexicalSignal("mean_probability", "probability", "mean 1 - p"),
+    LexicalSignal("max_probability", "probability", "largest 1 - p"),
+    LexicalSignal("top_k_surprisal", "surprisal", "Top-{k} surprisal"),
+    LexicalSignal("mean_surprisal", "surprisal", "mean surprisal"),
+    LexicalSignal("improbable_tokens", "count", "tokens with p < 0.1"),
+    LexicalSignal("top_k_unexpected", "surprisal", "Top-{k} excess surprisal"),
+    LexicalSignal("blended_surprisal", "surprisal", f"least likely token's surprisal + {BLEND_MEAN_WEIGHT:g} x mean surprisal"),
+)
+# Derived from a signal, not a field: max_surprisal = -ln(1 - max_probability) = -ln(p_min)
+# (qualm.chance.with_derived, qualm.check.gate.lexical_scores).
+DERIVED: tuple[LexicalSignal, ...] = (LexicalSignal("max_surprisal", "surprisal", "largest surprisal"),)
+SIGNAL_NAMES = tuple(s.name for s in SIGNALS)
+# lexical.assess_signal's choices: a score of the body, not a count.
+ASSESS_SIGNALS = tuple(s.name for s in SIGNALS if s.kind != "count")
+# check.score's choices: the scores in nats, so that one threshold, check.max_score, reads the same;
+# surprisals first.
+GATE_SCORES = tuple(s.name for kind in ("surprisal", "entropy") for s in (*DERIVED, *SIGNALS) if s.kind == kind)
+
+
+@dataclass(frozen=True)
 class LexicalScores:
     scope: str
     n_tokens: int
