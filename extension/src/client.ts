@@ -20,7 +20,6 @@ import { ServerInfo, judgeHandshake } from "./handshake";
 import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
 import { Choice, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, testsInterpreter, watchPythonInterpreter } from "./python";
-import { PREVIEW_COMMAND, asPreviewAction } from "./regenerate";
 import { SettingsReader } from "./restricted";
 import { EditorDefaults, RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
@@ -37,6 +36,14 @@ export interface ClientStatus {
 }
 
 export type CommandInterceptor = (command: string, args: unknown[]) => Thenable<unknown> | undefined;
+
+/** How the server's code actions reach the editor (extension.ts wires regenerate.ts's preview in). */
+export interface CodeActionPresenter {
+  /** A code action from the server, as the editor gets it. */
+  present(action: vscode.CodeAction | vscode.Command): vscode.CodeAction | vscode.Command;
+  /** Whether a presented action is complete as it is: the server is not asked to resolve it. */
+  keeps(action: vscode.CodeAction): boolean;
+}
 
 /** How long the server may take to answer the handshake (it answers while the model loads). */
 const HANDSHAKE_TIMEOUT_MS = 30000;
@@ -72,6 +79,7 @@ export class QualmClient implements vscode.Disposable {
     /** One channel, leveled, for the client's and the server's log (and the LSP trace). */
     readonly log: vscode.LogOutputChannel,
     private readonly intercept: CommandInterceptor,
+    private readonly codeActions: CodeActionPresenter,
   ) {
     this.settings = new SettingsReader(context.extension.packageJSON, log);
     this.recorded = recording(log, this.tail);
@@ -164,9 +172,9 @@ export class QualmClient implements vscode.Disposable {
         // resolved into an edit and applied at once, as a generic client does
         provideCodeActions: async (document, range, context, token, next) => {
           const actions = await next(document, range, context, token);
-          return actions?.map(asPreviewAction);
+          return actions?.map((action) => this.codeActions.present(action));
         },
-        resolveCodeAction: (item, token, next) => (item.command?.command === PREVIEW_COMMAND ? item : next(item, token)),
+        resolveCodeAction: (item, token, next) => (this.codeActions.keeps(item) ? item : next(item, token)),
       },
       // vscode-languageclient's own crash handling, not a watch on the process of ours: the client owns
       // the process and the connection, calls closed() only when the connection closed while it was

@@ -9,7 +9,7 @@ import { ACCEPT_COMMAND, InlineCompletions, StreamEvent } from "./completions";
 import { completionView } from "./doubt";
 import { Highlight, Highlights } from "./highlights";
 import { documentSelector, readLanguages } from "./languages";
-import { ACCEPT_COMMAND as ACCEPT_REWRITE, CYCLE_COMMAND, PREVIEW_COMMAND, PreviewEvent, REJECT_COMMAND, Regenerations } from "./regenerate";
+import { ACCEPT_COMMAND as ACCEPT_REWRITE, CYCLE_COMMAND, PREVIEW_ACTIONS, PREVIEW_COMMAND, PreviewEvent, REJECT_COMMAND, Regenerations } from "./regenerate";
 import { RegenerationData } from "./protocol";
 import { ClientSettings, hasUserValue, readClientSettings, warnOnce } from "./settings";
 import { StatusItem, showMenu } from "./status";
@@ -49,7 +49,7 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
     command === "qualm.assessFunction" && typeof args[0] === "string"
       ? assessWithProgress(qualm, args[0], typeof args[1] === "string" ? { function: args[1] } : {})
       : undefined;
-  const qualm = new QualmClient(context, output, intercept);
+  const qualm = new QualmClient(context, output, intercept, PREVIEW_ACTIONS);
   const completions = new InlineCompletions(qualm, settings);
   const rewrites = new Regenerations(qualm, (editor, marks) => highlights.paintRanges(editor, marks));
 

@@ -29,6 +29,13 @@ export function asPreviewAction(action: vscode.CodeAction | vscode.Command): vsc
   return action;
 }
 
+/** The language client's code-action middleware (client.ts's CodeActionPresenter): qualm's actions
+ * preview their rewrite, and a previewing action is not resolved by the server. */
+export const PREVIEW_ACTIONS = {
+  present: asPreviewAction,
+  keeps: (action: vscode.CodeAction): boolean => action.command?.command === PREVIEW_COMMAND,
+};
+
 export interface Preview {
   id: number;
   title: string;
