@@ -105,13 +105,6 @@ class UnansweredRequests(AssertionError):
     """Requests of the fuzz that never got a reply (a client would wait for them forever)."""
 
 
-@pytest.mark.xfail(
-    raises=UnansweredRequests,
-    strict=True,
-    reason="pygls drops a request whose params do not fit its method's type (InvalidParams while structuring) "
-    "without a reply: 447 of the fuzz's 690 requests; the server must answer them with an error. "
-    "Any other failure of this test fails it; once every request is answered, remove this mark",
-)
 def test_fuzz_then_a_normal_hover_still_answers():
     async def scenario(s: Session):
         await s.start({"editor": {"completion_max_tokens": 4}, "algorithmic": {"n_plans": 2, "max_tokens": 16}, "functional": {"n_tests": 2, "max_tokens": 32, "n_solutions": 1, "solution_max_tokens": 32}})

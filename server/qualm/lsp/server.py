@@ -36,6 +36,7 @@ from ..model import CancelToken, ModelBackend, ModelUnreachable, load_model
 from ..settings import Settings, SettingsError
 from .marks import Mark
 from .protocol import STATUS
+from .protocol_io import AnsweringProtocol
 from .worker import ModelWorker
 
 log = logging.getLogger("qualm.lsp")
@@ -101,7 +102,7 @@ class DocumentState:
 
 class QualmServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("qualm", __version__)
+        super().__init__("qualm", __version__, protocol_cls=AnsweringProtocol)
         # The window's settings (the answer without a scope): the model and the calibration file
         # (one per server), features not tied to a document, and documents outside every folder.
         self.settings = Settings()
