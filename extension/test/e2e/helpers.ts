@@ -3,6 +3,9 @@
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type * as vscode from "vscode";
+import type { StreamEvent } from "../../src/completions";
+import type { QualmApi } from "../../src/extension";
 import { writeWhole } from "./channel";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -44,4 +47,18 @@ export function notifications(): Promise<string> {
 /** The qualm output channel as VS Code saved it (the extension host's qualm.log). */
 export function qualmLog(): Promise<string> {
   return askPage<string>("output");
+}
+
+/** The end of the completion that `doc` gets at `at` (not of one cancelled or elsewhere). */
+export function finishedAt(api: QualmApi, doc: vscode.TextDocument, at: vscode.Position, ms: number): Promise<StreamEvent> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no finished completion at ${at.line}:${at.character} within ${ms / 1000} s`))), ms);
+    const sub = api.onCompletion((e) => {
+      if (e.kind === "finished" && e.stream.uri === doc.uri.toString() && e.stream.position.isEqual(at)) {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(e);
+      }
+    });
+  });
 }

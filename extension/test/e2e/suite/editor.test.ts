@@ -9,6 +9,7 @@ import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
 import type { StreamEvent } from "../../../src/completions";
 import type { PreviewEvent } from "../../../src/regenerate";
+import { finishedAt, sleep, until } from "../helpers";
 
 const channel = process.env.QUALM_E2E_CHANNEL!;
 
@@ -24,17 +25,7 @@ async function askPage<T>(action: string, name: string): Promise<T> {
   return JSON.parse(readFileSync(answer, "utf8")) as T;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string | (() => string), probe: () => T | undefined | Promise<T | undefined>, ms = 60000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== null && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
-    await sleep(100);
-  }
-}
 
 function nextEvent(api: QualmApi, kind: StreamEvent["kind"], ms: number): Promise<StreamEvent> {
   return new Promise((resolve, reject) => {
@@ -49,19 +40,6 @@ function nextEvent(api: QualmApi, kind: StreamEvent["kind"], ms: number): Promis
   });
 }
 
-/** The end of the completion that `doc` gets at `at` (not of one cancelled or elsewhere). */
-function finishedAt(api: QualmApi, doc: vscode.TextDocument, at: vscode.Position, ms: number): Promise<StreamEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no finished completion at ${at.line}:${at.character} within ${ms / 1000} s`))), ms);
-    const sub = api.onCompletion((e) => {
-      if (e.kind === "finished" && e.stream.uri === doc.uri.toString() && e.stream.position.isEqual(at)) {
-        clearTimeout(timer);
-        sub.dispose();
-        resolve(e);
-      }
-    });
-  });
-}
 
 function nextPreview(api: QualmApi, kind: PreviewEvent["kind"], ms: number): Promise<PreviewEvent> {
   return new Promise((resolve, reject) => {

@@ -6,18 +6,9 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
+import { until } from "../helpers";
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string | (() => string), probe: () => T | undefined | Promise<T | undefined>, ms = 60000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== null && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
-    await sleep(100);
-  }
-}
 
 const qualmLevels = (uri: vscode.Uri) =>
   vscode.languages

@@ -7,9 +7,8 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { ClientStatus } from "../../../src/client";
-import type { StreamEvent } from "../../../src/completions";
 import type { QualmApi } from "../../../src/extension";
-import { askPage, notifications, qualmLog, sleep, until } from "../helpers";
+import { askPage, finishedAt, notifications, qualmLog, sleep, until } from "../helpers";
 
 // A function with a body (scoring highlights it) and one without (the completion after the restart).
 const SOURCE = [
@@ -30,18 +29,6 @@ const SOURCE = [
 
 const handshakeLines = (log: string) => log.split("\n").filter((l) => /\[info\] handshake: server qualm \S+, protocol 2\b/.test(l));
 
-function finishedAt(api: QualmApi, doc: vscode.TextDocument, at: vscode.Position, ms: number): Promise<StreamEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no finished completion at ${at.line}:${at.character} within ${ms / 1000} s`))), ms);
-    const sub = api.onCompletion((e) => {
-      if (e.kind === "finished" && e.stream.uri === doc.uri.toString() && e.stream.position.isEqual(at)) {
-        clearTimeout(timer);
-        sub.dispose();
-        resolve(e);
-      }
-    });
-  });
-}
 
 /** Kills the server that answered the last handshake; its process id. */
 function killServer(api: QualmApi): number {
