@@ -19,10 +19,10 @@ class AnsweringProtocol(LanguageServerProtocol):
     def structure_message(self, data: dict[str, Any]):
         try:
             return super().structure_message(data)
-        except JsonRpcException as exc:
+        except JsonRpcException:
             if _is_request(data):
-                error = exc if isinstance(exc, JsonRpcInvalidParams) else JsonRpcInvalidParams()
-                self._send_response(data["id"], error=JsonRpcInvalidParams(f"{error.message}: the params of {data['method']} do not fit its type").to_response_error())
+                answer = JsonRpcInvalidParams(f"Invalid Params: the params of {data['method']} do not fit its type")
+                self._send_response(data["id"], error=answer.to_response_error())
             raise
 
 
