@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
 from qualm.calibration_file import Calibration
 from qualm.settings import Settings
@@ -52,7 +53,7 @@ def run(tmp_path: Path, pairs: Path) -> subprocess.CompletedProcess:
     script = tmp_path / "script.json"
     script.write_text(json.dumps(SCRIPT))
     cmd = [sys.executable, "-m", "qualm", "calibrate", "--pairs", str(pairs), "--out", str(tmp_path / "cal.json"), "--backend", "scripted", "--model", str(script)]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, "QUALM_CONFIG": str(tmp_path / "none.json")})
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=seconds(300), env={**os.environ, "QUALM_CONFIG": str(tmp_path / "none.json")})
 
 
 @pytest.mark.skipif(bool(NO_SANDBOX), reason=NO_SANDBOX or "sandbox available")

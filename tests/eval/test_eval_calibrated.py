@@ -4,6 +4,7 @@ from that split's results.json (so a later run needs neither the model nor the c
 from __future__ import annotations
 
 import pytest
+from timing import seconds
 
 from qualm.evaluation.methods import calibrated_probability
 from qualm.evaluation.report import load_runs, write_report
@@ -54,7 +55,7 @@ def _qualm_eval(*args: str):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, "-m", "qualm", "eval", *args], capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "qualm", "eval", *args], capture_output=True, text=True, timeout=seconds(300))
 
 
 def test_qualm_eval_refuses_a_calibration_report_that_is_missing_or_overlaps_the_evaluated_problems(tmp_path):

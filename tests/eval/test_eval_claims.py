@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from timing import seconds
 
 from qualm.evaluation import metrics
 from qualm.evaluation.bootstrap import RESAMPLES, SEED, PairedAurocBootstrap
@@ -152,5 +153,5 @@ def test_one_class_resamples_are_drawn_again():
 
 def test_claims_do_not_import_the_summary():
     code = "import sys, qualm.evaluation.claims; assert 'qualm.evaluation.summary' not in sys.modules"
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=seconds(120))
     assert done.returncode == 0, done.stderr

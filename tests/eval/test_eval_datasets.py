@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
 from qualm.evaluation.apps import apps
 from qualm.evaluation.datasets import humaneval, load, mbpp, mbpp_sanitized
@@ -20,7 +21,7 @@ from qualm_sandbox import SandboxConfig, SandboxUnavailable, choose_isolation
 
 FIXTURE = Path(__file__).with_name("fixtures") / "apps_small.jsonl"
 # Short timeouts keep the hanging-candidate tests to about a second each.
-FAST = SandboxConfig(timeout=1.0)
+FAST = SandboxConfig(timeout=seconds(1.0))
 
 try:
     choose_isolation("auto")

@@ -12,6 +12,7 @@ import tarfile
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
 pytestmark = pytest.mark.model  # `qualm model --json` loads the default model
 
@@ -19,13 +20,13 @@ SCRIPT = Path(__file__).parents[2] / "scripts" / "eval-paper"
 
 
 def model_key() -> str:
-    out = subprocess.run([sys.executable, "-m", "qualm", "model", "--json"], capture_output=True, text=True, check=True, timeout=300)
+    out = subprocess.run([sys.executable, "-m", "qualm", "model", "--json"], capture_output=True, text=True, check=True, timeout=seconds(300))
     return json.loads(out.stdout)["identity"]["key"]
 
 
 def run(cmd: str, out: Path, machine: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "QUALM_EVAL_CACHE": str(machine / "eval"), "QUALM_PYTHON": sys.executable}
-    return subprocess.run(["bash", str(SCRIPT), cmd, str(out)], capture_output=True, text=True, env=env, timeout=300, check=True)
+    return subprocess.run(["bash", str(SCRIPT), cmd, str(out)], capture_output=True, text=True, env=env, timeout=seconds(300), check=True)
 
 
 def step(root: Path, rel: str, content: dict) -> None:

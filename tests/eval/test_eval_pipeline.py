@@ -10,6 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from timing import seconds
 
 from qualm.evaluation.datasets import humaneval
 from qualm.evaluation.methods import COMPUTED_ON, ProblemData, core_methods, symbolic_method
@@ -205,7 +206,7 @@ class BarrierBackend(ScriptedBackend):
 
     def __init__(self, parties: int, fail: bool = False) -> None:
         super().__init__()
-        self.barrier = threading.Barrier(parties, timeout=20)
+        self.barrier = threading.Barrier(parties, timeout=seconds(20))
         self.fail = fail
 
     def generate(self, prompt, options, on_token=None, cancel=None):

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
 from qualm.evaluation import metrics
 from qualm.evaluation.bootstrap import RESAMPLES, SEED
@@ -328,7 +329,7 @@ def test_qualm_report_rebuilds_and_combines_reports_from_results_json(tmp_path, 
     assert [r.dataset for r in load_runs(parts[0])] == ["HumanEval"]
     out = tmp_path / "combined"
     done = subprocess.run([sys.executable, "-m", "qualm", "report", *map(str, parts), "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=seconds(120))
     assert done.returncode == 0, done.stderr
     for name in ("results.json", "table.md", "claims.md"):
         assert (out / name).read_text() == (combined / name).read_text(), name
@@ -342,7 +343,7 @@ def test_qualm_report_refuses_a_file_that_is_not_results_json(tmp_path):
     bad = tmp_path / "results.json"
     bad.write_text('{"runs": [{"dataset": "D"}]}')
     done = subprocess.run([sys.executable, "-m", "qualm", "report", str(bad), "--out", str(tmp_path / "o")],
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=seconds(120))
     assert done.returncode == 2
     assert "not a qualm eval results.json" in done.stderr
     assert not (tmp_path / "o").exists()

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from lsp_session import DOC
+from timing import seconds
 
 from qualm.model.files import cache_dir
 
@@ -28,7 +29,7 @@ def test_neovim_gets_lenses_diagnostics_and_a_hover(tmp_path):
     out = tmp_path / "out.json"
     # Neovim keeps its state under a scratch HOME; the server still finds qualm's real model cache.
     env = {**os.environ, "QUALM_CACHE_DIR": str(cache_dir()), "QUALM_PYTHON": sys.executable, "QUALM_FILE": str(source), "QUALM_OUT": str(out), "HOME": str(tmp_path), "XDG_STATE_HOME": str(tmp_path / "state"), "XDG_DATA_HOME": str(tmp_path / "data")}
-    proc = subprocess.run(["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {SCRIPT}"], env=env, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(["nvim", "--headless", "-u", "NONE", "-i", "NONE", "-c", f"luafile {SCRIPT}"], env=env, capture_output=True, text=True, timeout=seconds(600))
     assert out.exists(), proc.stderr
     result = json.loads(out.read_text())
     assert "error" not in result, result["error"]

@@ -13,6 +13,7 @@ import pytest
 from lsp_session import Session, run
 from lsprotocol import types as t
 from pygls.exceptions import JsonRpcException
+from timing import seconds
 
 from qualm.lsp.params import plain
 
@@ -142,7 +143,7 @@ def test_assess_runs_the_scripted_tests_in_the_sandbox(script):
         hover = await s.hover(0, 4, uri=URI)
         assert "qualm assessment" in hover.contents.value and "The code's own plan" in hover.contents.value
         # the output channel says what the model did and how long it took
-        await s.wait_for(lambda: any(m.startswith(f"qualm: assess:{URI}:add: done in ") for m in s.messages), "the assessment's log line", 10)
+        await s.wait_for(lambda: any(m.startswith(f"qualm: assess:{URI}:add: done in ") for m in s.messages), "the assessment's log line", seconds(10))
 
     run(scenario)
 

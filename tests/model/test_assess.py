@@ -14,6 +14,8 @@ from qualm.engine import SampleCache, assess_function
 from qualm.lang import PYTHON
 
 find_function = PYTHON.find_function
+from timing import seconds
+
 from qualm.trace import Trace
 
 pytestmark = pytest.mark.model
@@ -237,7 +239,7 @@ def test_cli_assess_json(tmp_path):
     f.write_text("import math\nfrom helpers import TWO\nimport projlib\n\n\n" + CORRECT)
     proc = subprocess.run(
         [sys.executable, "-m", "qualm", "assess", f"{f}::add", "--json", "--plans", "2", "--tests", "3"],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "VIRTUAL_ENV": str(venv)},
+        capture_output=True, text=True, timeout=seconds(600), env={**os.environ, "VIRTUAL_ENV": str(venv)},
     )
     assert proc.returncode == 0, proc.stderr
     [a] = json.loads(proc.stdout)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from timing import seconds
 
 pytestmark = pytest.mark.model
 
@@ -32,7 +33,7 @@ SMALL = {"algorithmic": {"n_plans": 2, "max_tokens": 120}, "functional": {"n_tes
 
 def check(*args: str, cwd: Path, config: Path | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, **({"QUALM_CONFIG": str(config)} if config else {})}
-    return subprocess.run([sys.executable, "-m", "qualm", "check", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=300)
+    return subprocess.run([sys.executable, "-m", "qualm", "check", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=seconds(300))
 
 
 def test_the_gate_fails_the_wrong_function_and_the_sarif_is_valid(tmp_path):

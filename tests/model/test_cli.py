@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
 from qualm.model.files import DEFAULT_MODEL, default_model_path
 
@@ -43,7 +44,7 @@ class Box:
 def qualm(*args: str, env: dict | None = None, stdin: str | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "qualm", *args],
-        capture_output=True, text=True, input=stdin, env={**os.environ, **(env or {})}, timeout=300,
+        capture_output=True, text=True, input=stdin, env={**os.environ, **(env or {})}, timeout=seconds(300),
     )
 
 

@@ -9,6 +9,7 @@ import subprocess
 import sys
 
 import pytest
+from timing import seconds
 
 from qualm.engine import Document, complete
 from qualm.engine.completion import CompletionOptions
@@ -70,10 +71,10 @@ def test_the_chat_prompt_is_kept_where_asked(backend):
 def test_qualm_generate_at_a_cursor_prints_the_prompt_kind(tmp_path):
     path = tmp_path / "prices.py"
     path.write_text(FUNCTION)
-    out = subprocess.run([sys.executable, "-m", "qualm", "generate", str(path), "--at", "4:5", "--json"], capture_output=True, text=True, timeout=300)
+    out = subprocess.run([sys.executable, "-m", "qualm", "generate", str(path), "--at", "4:5", "--json"], capture_output=True, text=True, timeout=seconds(300))
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["prompt_kind"] == "fim" and data["prompt"].startswith("<|fim_prefix|>")
     assert "return total" not in data["text"] and data["doubt"]["level"] in ("confident", "low", "medium", "high")
-    bad = subprocess.run([sys.executable, "-m", "qualm", "generate", str(path), "--at", "40:1"], capture_output=True, text=True, timeout=120)
+    bad = subprocess.run([sys.executable, "-m", "qualm", "generate", str(path), "--at", "40:1"], capture_output=True, text=True, timeout=seconds(120))
     assert bad.returncode == 2 and "--at 40:1" in bad.stderr

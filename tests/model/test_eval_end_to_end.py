@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
 from qualm.evaluation.datasets import humaneval
 from qualm.evaluation.labels import official_label
@@ -26,7 +27,7 @@ def _eval(tmp_path: Path, out: Path, *extra: str) -> subprocess.CompletedProcess
     config.write_text(json.dumps(SMALL))
     env = {**os.environ, "QUALM_CONFIG": str(config)}
     cmd = [sys.executable, "-m", "qualm", "eval", "--dataset", "humaneval", "--limit", "3", "--n-samples", "3", "--symbolic-timeout", "1", "--out", str(out), "--cache", str(tmp_path / "cache"), *extra]
-    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=1500)
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=seconds(1500))
 
 
 def test_eval_three_humaneval_problems_with_every_method(tmp_path: Path):

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+from timing import seconds
 
 from qualm.model.files import cache_dir, resolve_model_path
 from qualm.settings import default_threads
@@ -39,7 +40,7 @@ def _wait_until_up(url: str, process: subprocess.Popen, log: Path, timeout: floa
         if process.poll() is not None:
             raise RuntimeError(f"the server exited with {process.returncode}:\n{log.read_text()[-3000:]}")
         try:
-            if httpx.get(url + "/v1/models", timeout=2).status_code == 200:
+            if httpx.get(url + "/v1/models", timeout=seconds(2)).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
@@ -60,7 +61,7 @@ def _running(command: list[str], port: int) -> Iterator[ServerURL]:
             yield url
         finally:
             process.kill()
-            process.wait(timeout=30)
+            process.wait(timeout=seconds(30))
 
 
 @contextlib.contextmanager

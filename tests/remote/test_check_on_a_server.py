@@ -11,6 +11,7 @@ import sys
 
 import pytest
 from remote_servers import llama_cpp_python_server, llama_server
+from timing import seconds
 
 pytestmark = pytest.mark.model
 
@@ -26,7 +27,7 @@ def is_even(n: int) -> bool:
 
 
 def check(*args: str, cwd) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "qualm", "check", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "qualm", "check", *args], cwd=cwd, capture_output=True, text=True, timeout=seconds(300))
 
 
 def test_the_score_only_gate_runs_on_a_server_that_scores_code_and_agrees_with_the_local_model(tmp_path):

@@ -15,6 +15,7 @@ from dataclasses import replace
 import pytest
 from remote_servers import free_port, llama_cpp_python_server
 from test_llama_server import assert_filled_in_the_middle, fim_completion, request_times
+from timing import seconds
 
 from qualm import prompts
 from qualm.evaluation.report import load_runs
@@ -153,12 +154,12 @@ def test_qualm_model_says_what_the_probe_found(server):
     import subprocess
     import sys
 
-    out = subprocess.run([sys.executable, "-m", "qualm", "model", "--backend", "openai", "--endpoint", server, "--json"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-m", "qualm", "model", "--backend", "openai", "--endpoint", server, "--json"], capture_output=True, text=True, timeout=seconds(120))
     assert out.returncode == 0, out.stderr
     facts = json.loads(out.stdout)
     assert facts["backend"] == "openai" and facts["engine"] == "llama-cpp-python"
     assert facts["scoring code in the file"] == "yes" and "entropy is a bound" in facts["alternatives per token"]
-    down = subprocess.run([sys.executable, "-m", "qualm", "model", "--backend", "openai", "--endpoint", f"http://127.0.0.1:{free_port()}"], capture_output=True, text=True, timeout=120)
+    down = subprocess.run([sys.executable, "-m", "qualm", "model", "--backend", "openai", "--endpoint", f"http://127.0.0.1:{free_port()}"], capture_output=True, text=True, timeout=seconds(120))
     assert down.returncode != 0 and "cannot reach the model server" in down.stderr and "Traceback" not in down.stderr
 
 
@@ -179,7 +180,7 @@ def test_qualm_eval_runs_problems_in_flight_against_the_server_and_resumes_from_
     cache, out = tmp_path / "cache", tmp_path / "out"
     command = [sys.executable, "-m", "qualm", "eval", "--backend", "openai", "--endpoint", server, "-d", str(problems)]
     command += ["--methods", "lexical,consistency", "--n-samples", "2", "--in-flight", "3", "--cache", str(cache), "--out", str(out)]
-    first = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    first = subprocess.run(command, capture_output=True, text=True, timeout=seconds(600))
     assert first.returncode == 0, first.stderr[-3000:]
     (run,) = load_runs(out / "results.json")
     assert run.task_ids == [p["task_id"] for p in TINY_PROBLEMS] and len(run.labels) == 3
@@ -190,7 +191,7 @@ def test_qualm_eval_runs_problems_in_flight_against_the_server_and_resumes_from_
     cached = sorted(model_dir.rglob("*.json"))
     assert len([p for p in cached if p.name == "samples.json"]) == 3
     stamps = {p: p.stat().st_mtime_ns for p in cached}
-    second = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    second = subprocess.run(command, capture_output=True, text=True, timeout=seconds(600))
     assert second.returncode == 0, second.stderr[-3000:]
     assert {p: p.stat().st_mtime_ns for p in sorted(model_dir.rglob("*.json"))} == stamps  # nothing recomputed
     assert load_runs(out / "results.json")[0].labels == run.labels

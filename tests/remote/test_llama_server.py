@@ -20,6 +20,7 @@ from dataclasses import replace
 
 import pytest
 from remote_servers import llama_server
+from timing import seconds
 
 from qualm import prompts
 from qualm.engine.completion import complete
@@ -89,13 +90,13 @@ def test_scoring_is_refused_with_its_reason_and_samples_run_concurrently(remote,
 def test_qualm_score_on_llama_server_says_why_there_is_no_lexical_score(server, tmp_path):
     source = tmp_path / "f.py"
     source.write_text("def inc(x):\n    return x + 1\n")
-    out = subprocess.run([sys.executable, "-m", "qualm", "score", str(source), "--backend", "openai", "--endpoint", server], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-m", "qualm", "score", str(source), "--backend", "openai", "--endpoint", server], capture_output=True, text=True, timeout=seconds(120))
     assert out.returncode != 0 and "Traceback" not in out.stderr
     assert "log-probabilities of the prompt" in out.stderr
 
 
 def test_qualm_model_names_the_engine(server):
-    out = subprocess.run([sys.executable, "-m", "qualm", "model", "--backend", "openai", "--endpoint", server, "--json"], capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-m", "qualm", "model", "--backend", "openai", "--endpoint", server, "--json"], capture_output=True, text=True, timeout=seconds(120))
     assert out.returncode == 0, out.stderr
     facts = json.loads(out.stdout)
     assert facts["engine"].startswith("llama.cpp") and facts["scoring code in the file"].startswith("no:")

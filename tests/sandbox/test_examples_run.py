@@ -3,13 +3,15 @@ function in the real sandbox (real subprocesses)."""
 
 from __future__ import annotations
 
+from timing import seconds
+
 from qualm.lang import PYTHON
 from qualm.signals.examples import check_examples
 from qualm_sandbox import SandboxConfig
 
 # Where the sandbox is missing or broken, conftest.py fails or skips every test here.
 
-CONFIG = SandboxConfig(timeout=2.0, memory_mb=512)
+CONFIG = SandboxConfig(timeout=seconds(2.0), memory_mb=512)
 TEXT = '''def choose_num(x, y):
     """Return the largest even number in [x, y], or -1 if there is none.
 

@@ -25,7 +25,7 @@ from qualm_sandbox import SandboxConfig, run_tests
 
 CANDIDATE = "def double(x):\n    return 2 * x\n"
 CONTROL = "assert double(21) == 42"
-FAST = SandboxConfig(timeout=2.0, memory_mb=512, max_processes=16)
+FAST = SandboxConfig(timeout=seconds(2.0), memory_mb=512, max_processes=16)
 
 
 def _snapshot(root: Path) -> dict[str, str]:
@@ -205,7 +205,7 @@ def test_should_stop_cancels_between_tests():
         return len(calls) > 3
 
     # each test would pass after 30 s: a run that stops on should_stop passes none of them
-    report = run_tests(CANDIDATE, ["import time\ntime.sleep(30)"] * 5, replace(FAST, timeout=60.0), should_stop=stop)
+    report = run_tests(CANDIDATE, ["import time\ntime.sleep(30)"] * 5, replace(FAST, timeout=seconds(60.0)), should_stop=stop)
     assert report.cancelled
     assert "passed" not in [o.status for o in report.outcomes]
     assert any(o.message == "cancelled before it ran" for o in report.outcomes)

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
 from qualm_sandbox import SandboxConfig, SandboxUnavailable, interpreter, run_tests
 
@@ -39,14 +40,14 @@ def statuses(report):
 
 
 def test_relative_and_sibling_imports_resolve_from_the_files_package(project: Path):
-    config = SandboxConfig(timeout=5.0, import_paths=(str(project), str(project / "pkg" / "sub")), package="pkg.sub")
+    config = SandboxConfig(timeout=seconds(5.0), import_paths=(str(project), str(project / "pkg" / "sub")), package="pkg.sub")
     assert statuses(run_tests(CODE, TESTS, config)) == [("passed", ""), ("passed", "")]
     sibling = "from helpers import twice\n\ndef f(v):\n    return twice(v)\n"
     assert run_tests(sibling, ["assert f(3) == 6"], config).passed == 1
 
 
 def test_without_the_files_roots_the_same_code_cannot_load(project: Path):
-    [first, _] = run_tests(CODE, TESTS, SandboxConfig(timeout=5.0)).outcomes
+    [first, _] = run_tests(CODE, TESTS, SandboxConfig(timeout=seconds(5.0))).outcomes
     assert first.status == "error"
     assert first.message.startswith("the candidate failed to load: ImportError: attempted relative import")
 
@@ -54,7 +55,7 @@ def test_without_the_files_roots_the_same_code_cannot_load(project: Path):
 @pytest.mark.usefixtures("bubblewrap")
 def test_the_project_is_read_only_to_the_tests_and_gets_no_bytecode(project: Path):
     before = sorted(p.relative_to(project) for p in project.rglob("*"))
-    config = SandboxConfig(timeout=5.0, import_paths=(str(project),), package="")
+    config = SandboxConfig(timeout=seconds(5.0), import_paths=(str(project),), package="")
     write = f"open({str(project / 'pkg' / 'planted.py')!r}, 'w').write('x = 1')"
     [loaded, wrote] = run_tests("import pkg.util\nfrom pkg.sub import helpers\n", ["assert pkg.util.clamp(5, 0, 1) == 1", write], config).outcomes
     assert loaded.status == "passed"
@@ -71,9 +72,9 @@ def test_the_projects_interpreter_brings_its_installed_packages(tmp_path: Path):
     for folder in (tmp_path, *[p for p in tmp_path.rglob("*") if p.is_dir()]):
         folder.chmod(0o755)
     code = "import projlib\n\ndef f():\n    return projlib.answer()\n"
-    own = run_tests(code, ["assert f() == 42"], SandboxConfig(timeout=5.0, python=str(python)))
+    own = run_tests(code, ["assert f() == 42"], SandboxConfig(timeout=seconds(5.0), python=str(python)))
     assert statuses(own) == [("passed", "")]
-    [missing] = run_tests(code, ["assert f() == 42"], SandboxConfig(timeout=5.0)).outcomes
+    [missing] = run_tests(code, ["assert f() == 42"], SandboxConfig(timeout=seconds(5.0))).outcomes
     assert missing.message == "the candidate failed to load: ModuleNotFoundError: No module named 'projlib'"
     assert str(venv) in interpreter(str(python)).dirs  # mounted read-only: its packages are there
 
@@ -91,7 +92,7 @@ def test_an_interpreter_that_cannot_run_the_tests_is_refused_with_the_reason(tmp
 
 def test_a_project_module_that_raises_as_it_is_imported_is_named_and_a_call_at_load_is_not(project: Path):
     (project / "settings_reader.py").write_text("import json\n\nCONFIG = json.load(open('config.json'))\n")
-    config = SandboxConfig(timeout=5.0, import_paths=(str(project),))
+    config = SandboxConfig(timeout=seconds(5.0), import_paths=(str(project),))
     [imported] = run_tests("from settings_reader import CONFIG\n\ndef f():\n    return CONFIG\n", ["assert f()"], config).outcomes
     assert imported.message == (
         "the candidate failed to load: FileNotFoundError: [Errno 2] No such file or directory: 'config.json' "
@@ -114,6 +115,6 @@ def test_a_name_or_a_relative_path_is_made_absolute(tmp_path: Path, monkeypatch:
     monkeypatch.chdir(tmp_path)
     relative = interpreter("bin/python")
     assert relative.path == str(link)  # absolute, the link kept (a virtual environment's python is one)
-    assert run_tests("x = 1", ["assert x == 1"], SandboxConfig(timeout=5.0, python="bin/python")).passed == 1
+    assert run_tests("x = 1", ["assert x == 1"], SandboxConfig(timeout=seconds(5.0), python="bin/python")).passed == 1
     with pytest.raises(SandboxUnavailable, match="not on the PATH"):
         interpreter("qualm-no-such-python")

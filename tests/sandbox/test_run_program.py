@@ -16,7 +16,7 @@ from qualm_sandbox import NOBODY, SandboxConfig, run_program
 
 # Where the sandbox is missing or broken, conftest.py fails or skips every test here.
 
-FAST = SandboxConfig(timeout=5.0, memory_mb=512)
+FAST = SandboxConfig(timeout=seconds(5.0), memory_mb=512)
 
 
 def python(code: str, work: Path, config: SandboxConfig = FAST, **kw):
@@ -30,18 +30,18 @@ def test_output_and_exit_code_are_captured(tmp_path: Path, isolation):
 
 
 def test_only_the_end_of_a_long_output_is_kept(tmp_path: Path):
-    result = python("print('x' * 100000 + 'END')", tmp_path, SandboxConfig(timeout=5.0, output_cap=100))
+    result = python("print('x' * 100000 + 'END')", tmp_path, SandboxConfig(timeout=seconds(5.0), output_cap=100))
     assert result.returncode == 0 and len(result.stdout) == 100 and result.stdout.endswith("END\n")
 
 
 def test_the_time_limit_kills_the_program(tmp_path: Path):
-    result = python("import time\ntime.sleep(60)", tmp_path, SandboxConfig(timeout=1.0))
+    result = python("import time\ntime.sleep(60)", tmp_path, SandboxConfig(timeout=seconds(1.0)))
     assert result.timed_out and result.returncode is None
     assert result.seconds < seconds(5)  # killed at its limit of 1 s, not after the program's 60
 
 
 def test_the_memory_limit_is_enforced(tmp_path: Path):
-    result = python("x = bytearray(4 * 1024**3)\nprint('allocated')", tmp_path, SandboxConfig(timeout=5.0, memory_mb=256))
+    result = python("x = bytearray(4 * 1024**3)\nprint('allocated')", tmp_path, SandboxConfig(timeout=seconds(5.0), memory_mb=256))
     assert result.returncode != 0 and "MemoryError" in result.stderr and "allocated" not in result.stdout
 
 

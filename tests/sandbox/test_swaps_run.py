@@ -8,6 +8,7 @@ import re
 import time
 
 import pytest
+from timing import seconds
 
 from qualm.engine.swaps import check_swaps
 from qualm.lang import PYTHON
@@ -18,7 +19,7 @@ from qualm_sandbox import SandboxConfig, run_tests
 
 # Where the sandbox is missing or broken, conftest.py fails or skips every test here.
 
-CONFIG = SandboxConfig(timeout=1.0, memory_mb=512)
+CONFIG = SandboxConfig(timeout=seconds(1.0), memory_mb=512)
 TESTS = ["assert add(2, 3) == 5", "assert add(0, 0) == 0", "assert add(-1, 1) == 0"]
 
 
@@ -61,7 +62,7 @@ def test_a_swap_that_loops_costs_its_budget_and_fails():
     assert statuses == ["passed"] * 3
     t0 = time.monotonic()
     _, result = _run(fn_body, {"None": [(" __import__('time').sleep(60) or None", 0.5)]})
-    assert time.monotonic() - t0 < 2 * CONFIG.timeout + 8  # the budget, and the runner's start-up
+    assert time.monotonic() - t0 < 2 * CONFIG.timeout + seconds(8)  # the budget, and the runner's start-up
     assert result.outcomes and all(s != "passed" for s in result.outcomes[0].statuses)
     assert result.uncertainty == pytest.approx(-1.0)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from timing import seconds
 
 from qualm.calibration_file import Calibration
 from qualm.check import CHANCE, Gate, Targets, check_files
@@ -95,7 +96,7 @@ def test_without_scoring_the_lexical_gate_refuses_and_an_assessment_still_gives_
 
 def qualm(*args: str, cwd: Path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    return subprocess.run([sys.executable, "-m", "qualm", "check", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([sys.executable, "-m", "qualm", "check", *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=seconds(120))
 
 
 def test_the_command_exits_by_the_gate_and_writes_json_and_valid_sarif(tmp_path, files):

@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+from timing import seconds
 
 ROOT = Path(__file__).parents[2]
 FORBIDDEN_IN_SERVER = ("sklearn", "scipy", "qualm.fitting", "qualm.evaluation")
@@ -26,7 +27,7 @@ def test_the_import_contracts_are_kept():
     lint = Path(sys.executable).with_name("lint-imports")
     if not lint.exists():
         pytest.fail(f"{lint} is missing: import-linter is a dev dependency (scripts/setup installs it; or pip install -e '.[dev]')")
-    run = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    run = subprocess.run([str(lint), "--no-cache"], cwd=ROOT, capture_output=True, text=True, timeout=seconds(120))
     assert run.returncode == 0, f"lint-imports found a broken import contract:\n{run.stdout}\n{run.stderr}"
     assert "0 broken" in run.stdout, run.stdout
 
@@ -74,7 +75,7 @@ def test_the_server_process_loads_no_fitting_evaluation_sklearn_or_scipy(tmp_pat
 
     run(scenario)
     # the server exits after Session.stop's exit notification; its atexit hook has written the file
-    deadline = time.monotonic() + 10
+    deadline = time.monotonic() + seconds(10)
     while not loaded_file.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     loaded = json.loads(loaded_file.read_text())

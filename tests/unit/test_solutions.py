@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass
 
 import pytest
+from timing import seconds
 
 from qualm.engine import solutions as solutions_module
 from qualm.engine.samples import SampleCache
@@ -47,7 +48,7 @@ def _check(tmp_path, body: str, body_only: bool):
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"name": "solutions", "completions": [body], "plans": ["1. Add."], "tests": "[]"}))
     settings = Settings().with_overrides(functional={"n_solutions": 2, "solution_body_only": body_only})
-    config = SandboxConfig(timeout=4.0)
+    config = SandboxConfig(timeout=seconds(4.0))
     candidate = run_probes("def add(a, b):\n    return a - b\n", TESTS, "add", config)
     return check_against_solutions(ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config)
 
@@ -74,7 +75,7 @@ def _looping_at_ten(tmp_path, body: str, tests: list[str], n_solutions: int, pro
     script = tmp_path / "s.json"
     script.write_text(json.dumps({"name": "varied", "completions": [body], "plans": ["1. Add."], "tests": "[]"}))
     settings = Settings().with_overrides(functional={"n_solutions": n_solutions})
-    config = SandboxConfig(timeout=1.0)
+    config = SandboxConfig(timeout=1.0)  # not scaled: the limits derived from it are what is checked
     calls = mutated_calls(call_arguments(tests, "add"), "add", 32, settings.generation.seed)
     assert "add(10, 2)" in calls
     return ScriptedBackend(script), settings, config, run_probes(program, tests, "add", config), calls

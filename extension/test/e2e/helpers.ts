@@ -7,16 +7,17 @@ import type * as vscode from "vscode";
 import type { StreamEvent } from "../../src/completions";
 import type { QualmApi } from "../../src/extension";
 import { writeWhole } from "./channel";
+import { scaled } from "./timing";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Polls `probe` until it gives a value (not undefined, null or false), or fails after `ms`. */
+/** Polls `probe` until it gives a value (not undefined, null or false), or fails after `ms` (scaled). */
 export async function until<T>(what: string | (() => string), probe: () => T | undefined | Promise<T | undefined>, ms = 60000): Promise<T> {
-  const end = Date.now() + ms;
+  const end = Date.now() + scaled(ms);
   for (;;) {
     const v = await probe();
     if (v !== undefined && v !== null && v !== false) return v as T;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
+    if (Date.now() > end) throw new Error(`timed out after ${scaled(ms) / 1000} s waiting for ${typeof what === "string" ? what : what()}`);
     await sleep(100);
   }
 }
@@ -30,7 +31,7 @@ export async function askPage<T>(action: string, extra: { name?: string; [key: s
   const name = extra.name ?? `${action}-${Date.now()}-${asked++}`;
   const answer = join(channel, `answer-${name}.json`);
   writeWhole(join(channel, `request-${name}.json`), JSON.stringify({ ...extra, action, name }));
-  const end = Date.now() + 30000;
+  const end = Date.now() + scaled(30000);
   while (!existsSync(answer)) {
     if (Date.now() > end) throw new Error(`the runner did not answer ${action} ${name}`);
     await sleep(100);
@@ -49,10 +50,10 @@ export function qualmLog(): Promise<string> {
   return askPage<string>("output");
 }
 
-/** The end of the completion that `doc` gets at `at` (not of one cancelled or elsewhere). */
+/** The end of the completion that `doc` gets at `at` (not of one cancelled or elsewhere), within `ms` (scaled). */
 export function finishedAt(api: QualmApi, doc: vscode.TextDocument, at: vscode.Position, ms: number): Promise<StreamEvent> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no finished completion at ${at.line}:${at.character} within ${ms / 1000} s`))), ms);
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no finished completion at ${at.line}:${at.character} within ${scaled(ms) / 1000} s`))), scaled(ms));
     const sub = api.onCompletion((e) => {
       if (e.kind === "finished" && e.stream.uri === doc.uri.toString() && e.stream.position.isEqual(at)) {
         clearTimeout(timer);

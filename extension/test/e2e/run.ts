@@ -20,6 +20,7 @@
 import { ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { writeWhole } from "./channel";
+import { scaled } from "./timing";
 import { createServer } from "node:net";
 import { basename, join, resolve } from "node:path";
 import { chromium, Page } from "playwright-core";
@@ -29,7 +30,7 @@ const CODE_SERVER_VERSION = "4.139.1";
 const repo = resolve(__dirname, "../../../..");
 const editorDir = process.env.QUALM_EDITOR_DIR ?? join(qualmCacheDir(), "editor", `code-server-${CODE_SERVER_VERSION}`);
 const artifacts = resolve(process.env.QUALM_E2E_ARTIFACTS ?? join(repo, "build", "e2e"));
-const timeoutS = Number(process.env.QUALM_E2E_TIMEOUT_S ?? 900);
+const timeoutS = scaled(Number(process.env.QUALM_E2E_TIMEOUT_S ?? 900) * 1000) / 1000;
 const grep = process.env.QUALM_E2E_GREP;
 const SUITES = ["editor", "multiroot", "recovery", "restricted"] as const;
 type Suite = (typeof SUITES)[number];
@@ -104,9 +105,9 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
     // The Cancel button of the progress notification, as a user would press it.
     // (in a toast or in the notification centre: the same notification item, the same button)
     const item = page.locator(".notification-list-item", { hasText: "qualm: assessing" });
-    await item.first().waitFor({ timeout: 20000 });
+    await item.first().waitFor({ timeout: scaled(20000) });
     await item.first().hover();
-    await item.first().getByRole("button", { name: "Cancel" }).first().click({ timeout: 20000 });
+    await item.first().getByRole("button", { name: "Cancel" }).first().click({ timeout: scaled(20000) });
     return { clicked: true, focused: await page.evaluate(() => document.hasFocus()) };
   }
   if (request.action === "notifications") {
@@ -121,9 +122,9 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
     // A button of the notification that has this text, pressed as a user would (in the centre).
     const { text, button } = request as unknown as { text: string; button: string };
     const item = page.locator(".notification-list-item", { hasText: text });
-    await item.first().waitFor({ timeout: 20000 });
+    await item.first().waitFor({ timeout: scaled(20000) });
     await item.first().hover();
-    await item.first().getByRole("button", { name: button }).first().click({ timeout: 20000 });
+    await item.first().getByRole("button", { name: button }).first().click({ timeout: scaled(20000) });
     return { clicked: true };
   }
   if (request.action === "output") {
@@ -136,7 +137,7 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
     // The item's tooltip, as the mouse shows it (VS Code's custom hover, after its delay).
     await page.locator(QUALM_STATUS).first().hover();
     const hover = page.locator(".workbench-hover, .monaco-hover:not(.hidden)").filter({ hasText: "qualm" });
-    await hover.first().waitFor({ timeout: 10000 });
+    await hover.first().waitFor({ timeout: scaled(10000) });
     return hover.first().innerText();
   }
   if (request.action === "lenses") {
@@ -318,7 +319,7 @@ async function runSuite(suite: Suite, node: string, serverMain: string): Promise
   server.stderr!.on("data", (d) => serverLog.push(String(d)));
   let browser;
   try {
-    await waitForHttp(`http://127.0.0.1:${port}/`, 60000, server);
+    await waitForHttp(`http://127.0.0.1:${port}/`, scaled(60000), server);
     // The extension host runs in the VS Code server: its paths are vscode-remote URIs of that server.
     const remote = (path: string) => `vscode-remote://127.0.0.1:${port}${path}`;
     const payload = JSON.stringify([

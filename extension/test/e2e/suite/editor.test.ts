@@ -3,33 +3,17 @@
 
 import * as assert from "node:assert/strict";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
-import { writeWhole } from "../channel";
 import { join } from "node:path";
 import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
 import type { StreamEvent } from "../../../src/completions";
 import type { PreviewEvent } from "../../../src/regenerate";
-import { finishedAt, sleep, until } from "../helpers";
-
-const channel = process.env.QUALM_E2E_CHANNEL!;
-
-/** Ask the runner (outside the editor) to look at the page; wait for its answer. */
-async function askPage<T>(action: string, name: string): Promise<T> {
-  const answer = join(channel, `answer-${name}.json`);
-  writeWhole(join(channel, `request-${name}.json`), JSON.stringify({ action, name }));
-  const end = Date.now() + 30000;
-  while (!existsSync(answer)) {
-    if (Date.now() > end) throw new Error(`the runner did not answer ${action} ${name}`);
-    await sleep(100);
-  }
-  return JSON.parse(readFileSync(answer, "utf8")) as T;
-}
-
-
+import { askPage, finishedAt, sleep, until } from "../helpers";
+import { scaled } from "../timing";
 
 function nextEvent(api: QualmApi, kind: StreamEvent["kind"], ms: number): Promise<StreamEvent> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no completion '${kind}' event within ${ms / 1000} s`))), ms);
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no completion '${kind}' event within ${scaled(ms) / 1000} s`))), scaled(ms));
     const sub = api.onCompletion((e) => {
       if (e.kind === kind) {
         clearTimeout(timer);
@@ -43,7 +27,7 @@ function nextEvent(api: QualmApi, kind: StreamEvent["kind"], ms: number): Promis
 
 function nextPreview(api: QualmApi, kind: PreviewEvent["kind"], ms: number): Promise<PreviewEvent> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no preview '${kind}' event within ${ms / 1000} s`))), ms);
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no preview '${kind}' event within ${scaled(ms) / 1000} s`))), scaled(ms));
     const sub = api.onPreview((e) => {
       if (e.kind === kind) {
         clearTimeout(timer);
@@ -117,7 +101,7 @@ suite("qualm in a real VS Code", () => {
     // The ghost text on the page (the DOM of the editor), after the last re-trigger.
     let lastGhost = "";
     const ghost = await until(() => `ghost text in the editor's DOM equal to ${JSON.stringify(text)} (last seen: ${JSON.stringify(lastGhost)})`, async () => {
-      const g = await askPage<string>("ghost", `ghost-${Date.now()}`);
+      const g = await askPage<string>("ghost");
       lastGhost = g;
       // the whole completion, not only its first tokens: every line of it is on the page (VS Code puts
       // the first line after the cursor and the others in a view zone, wrapped at the editor's width)
@@ -125,7 +109,7 @@ suite("qualm in a real VS Code", () => {
       return text.split("\n").every((line) => seen.includes(line.replace(/\s+/g, ""))) ? g : undefined;
     }, 20000);
     assert.ok(ghost.length > 0);
-    await askPage("screenshot", "ghost-text");
+    await askPage("screenshot", { name: "ghost-text" });
     const before = doc.getText();
     await vscode.commands.executeCommand("editor.action.inlineSuggest.commit");
     await until("the completion in the document", () => doc.getText().length > before.length || undefined, 10000);
@@ -147,7 +131,7 @@ suite("qualm in a real VS Code", () => {
     for (const h of highlights) assert.ok(h.range.start.line >= bodyLine, `highlight at line ${h.range.start.line}`);
     // The page paints a moment after the API has the highlights (seen to lag on a loaded CPU): poll it.
     const painted = await until("the editor to paint underlines on tokens", async () => {
-      const p = await askPage<string[]>("decorations", `decorations-${Date.now()}`);
+      const p = await askPage<string[]>("decorations");
       return Array.isArray(p) && p.length > 0 ? p : undefined;
     }, 10000);
     assert.ok(painted.length > 0, "the editor painted underlines on tokens");
@@ -204,7 +188,7 @@ suite("qualm in a real VS Code", () => {
     // Headless, VS Code keeps new toasts back (the page never has the window focus); the notification
     // centre lists the same notification with the same Cancel button.
     await vscode.commands.executeCommand("notifications.showList");
-    const clicked = await askPage<{ clicked?: boolean; error?: string }>("cancel-progress", "cancel");
+    const clicked = await askPage<{ clicked?: boolean; error?: string }>("cancel-progress", { name: "cancel" });
     assert.ok(clicked.clicked, `the Cancel button was pressed: ${JSON.stringify(clicked)}`);
     const states: string[] = [];
     const sub = api.onStatus((st) => states.push(`${st.state}: ${st.message}`));
@@ -222,7 +206,7 @@ suite("qualm in a real VS Code", () => {
     await vscode.commands.executeCommand("notifications.hideList");
     let seen = "";
     const lens = await until(() => `the assessment in the code lens on the page (seen: ${JSON.stringify(seen)})`, async () => {
-      seen = await askPage<string>("lenses", `lenses-${Date.now()}`);
+      seen = await askPage<string>("lenses");
       return /qualm: chance it passes: \d+ %|qualm \d\.\d\d|qualm \(raw\)/.test(seen) ? seen : undefined;
     }, 20000);
     assert.match(lens, /plans \d\.\d\d/);
@@ -235,11 +219,11 @@ suite("qualm in a real VS Code", () => {
     await vscode.commands.executeCommand("notifications.clearAll");
     await vscode.commands.executeCommand("editor.action.showHover");
     const shown = await until("the hover widget on the page", async () => {
-      const t = await askPage<string>("hover", `hover-${Date.now()}`);
+      const t = await askPage<string>("hover");
       return /entropy/.test(t) ? t : undefined;
     }, 20000);
     assert.match(shown, /top 5/);
-    const shot = await askPage<{ path: string }>("screenshot", "editor-highlights-hover");
+    const shot = await askPage<{ path: string }>("screenshot", { name: "editor-highlights-hover" });
     assert.ok(existsSync(shot.path));
   });
 
@@ -259,7 +243,7 @@ suite("qualm in a real VS Code", () => {
     await vscode.commands.executeCommand("notifications.clearAll");
     await vscode.commands.executeCommand("editor.action.quickFix");
     await sleep(1500);
-    await askPage("screenshot", "code-actions");
+    await askPage("screenshot", { name: "code-actions" });
     await vscode.commands.executeCommand("hideCodeActionWidget");
     const before = doc.getText();
     const finished = nextPreview(api, "finished", 120000);
@@ -275,7 +259,7 @@ suite("qualm in a real VS Code", () => {
     // document can lag the 'finished' event by a moment (seen on a slower machine), so poll it.
     await until(() => `the diff's right side to be the document with the rewrite (it shows ${JSON.stringify(shown.getText())}, expected ${JSON.stringify(expected)})`, () => shown.getText() === expected || undefined, 10000);
     await vscode.commands.executeCommand("notifications.clearAll");
-    const shot = await askPage<{ path: string }>("screenshot", "regenerate-preview");
+    const shot = await askPage<{ path: string }>("screenshot", { name: "regenerate-preview" });
     assert.ok(existsSync(shot.path));
     const highlighted = new Promise<void>((r) => {
       const sub = api.onHighlights((uri) => uri === doc.uri.toString() && (sub.dispose(), r()));
@@ -371,11 +355,11 @@ suite("qualm in a real VS Code", () => {
       await vscode.commands.executeCommand("notifications.showList");
       try {
         await until(() => `the error notification (toasts: ${JSON.stringify(seen)})`, async () => {
-          seen = await askPage<string>("notifications", `notes-${Date.now()}`);
+          seen = await askPage<string>("notifications");
           return /could not be loaded/.test(seen) || undefined;
         }, 20000);
       } finally {
-        await askPage("screenshot", "model-error");
+        await askPage("screenshot", { name: "model-error" });
       }
       assert.match(seen, /Select Model File/);
     } finally {
@@ -403,7 +387,7 @@ suite("qualm in a real VS Code", () => {
       let seen = "";
       await vscode.commands.executeCommand("notifications.showList");
       await until(() => `the notification (seen: ${JSON.stringify(seen)})`, async () => {
-        seen = await askPage<string>("notifications", `old-${Date.now()}`);
+        seen = await askPage<string>("notifications");
         return /older than the extension/.test(seen) || undefined;
       }, 20000);
       assert.match(seen, /Show Log/);
@@ -460,15 +444,15 @@ suite("qualm in a real VS Code", () => {
     let ghost = "";
     let bar = "";
     await until(() => `the ghost text ${said} and the status bar ${JSON.stringify(label)} on the page (seen: ${JSON.stringify(ghost)}, ${JSON.stringify(bar)})`, async () => {
-      ghost = await askPage<string>("ghost", `fim-ghost-${Date.now()}`);
-      bar = await askPage<string>("statusbar", `fim-bar-${Date.now()}`);
+      ghost = await askPage<string>("ghost");
+      bar = await askPage<string>("statusbar");
       const seen = ghost.replace(/\s+/g, "");
       return (text.split("\n").every((line) => seen.includes(line.replace(/\s+/g, ""))) && bar.includes(label)) || undefined;
     }, 6000);
-    const tip = await askPage<string>("statusbar-hover", "fim-tooltip");
+    const tip = await askPage<string>("statusbar-hover", { name: "fim-tooltip" });
     assert.match(tip, /max entropy \d+\.\d\d nats · top-K entropy \d+\.\d\d nats · least probability \d\.\d{3}/);
     assert.match(tip, /prompt: fill-in-the-middle/);
-    const shot = await askPage<{ path: string }>("screenshot", "fim-completion");
+    const shot = await askPage<{ path: string }>("screenshot", { name: "fim-completion" });
     assert.ok(existsSync(shot.path));
     await vscode.commands.executeCommand("editor.action.inlineSuggest.hide");
     await vscode.commands.executeCommand("workbench.action.closeActiveEditor");

@@ -4,11 +4,12 @@
 import Mocha from "mocha";
 import { writeWhole } from "../channel";
 import { join } from "node:path";
+import { scaled } from "../timing";
 
 export function run(): Promise<void> {
   const channel = process.env.QUALM_E2E_CHANNEL;
   if (!channel) return Promise.reject(new Error("QUALM_E2E_CHANNEL is not set: run the suite with extension/test/e2e/run"));
-  const mocha = new Mocha({ ui: "tdd", timeout: 300000, color: false });
+  const mocha = new Mocha({ ui: "tdd", timeout: scaled(300000), color: false });
   // QUALM_E2E_GREP: only the tests whose title matches (each test costs the real model's time).
   const grep = process.env.QUALM_E2E_GREP;
   if (grep) mocha.grep(grep);
