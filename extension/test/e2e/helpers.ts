@@ -50,12 +50,12 @@ export function qualmLog(): Promise<string> {
   return askPage<string>("output");
 }
 
-/** The end of the completion that `doc` gets at `at` (not of one cancelled or elsewhere), within `ms` (scaled). */
-export function finishedAt(api: QualmApi, doc: vscode.TextDocument, at: vscode.Position, ms: number): Promise<StreamEvent> {
+/** The first event of `event` that `matches`, or a failure naming `what` after `ms` (scaled). */
+export function nextMatching<E>(event: vscode.Event<E>, matches: (e: E) => boolean, what: string, ms: number): Promise<E> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no finished completion at ${at.line}:${at.character} within ${scaled(ms) / 1000} s`))), scaled(ms));
-    const sub = api.onCompletion((e) => {
-      if (e.kind === "finished" && e.stream.uri === doc.uri.toString() && e.stream.position.isEqual(at)) {
+    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no ${what} within ${scaled(ms) / 1000} s`))), scaled(ms));
+    const sub = event((e) => {
+      if (matches(e)) {
         clearTimeout(timer);
         sub.dispose();
         resolve(e);
@@ -63,3 +63,7 @@ export function finishedAt(api: QualmApi, doc: vscode.TextDocument, at: vscode.P
     });
   });
 }
+
+/** The end of the completion that `doc` gets at `at` (not of one cancelled or elsewhere), within `ms` (scaled). */
+export const finishedAt = (api: QualmApi, doc: vscode.TextDocument, at: vscode.Position, ms: number): Promise<StreamEvent> =>
+  nextMatching(api.onCompletion, (e) => e.kind === "finished" && e.stream.uri === doc.uri.toString() && e.stream.position.isEqual(at), `finished completion at ${at.line}:${at.character}`, ms);

@@ -30,7 +30,7 @@ const CODE_SERVER_VERSION = "4.139.1";
 const repo = resolve(__dirname, "../../../..");
 const editorDir = process.env.QUALM_EDITOR_DIR ?? join(qualmCacheDir(), "editor", `code-server-${CODE_SERVER_VERSION}`);
 const artifacts = resolve(process.env.QUALM_E2E_ARTIFACTS ?? join(repo, "build", "e2e"));
-const timeoutS = scaled(Number(process.env.QUALM_E2E_TIMEOUT_S ?? 900) * 1000) / 1000;
+const timeoutMs = scaled(Number(process.env.QUALM_E2E_TIMEOUT_S ?? 900) * 1000);
 const grep = process.env.QUALM_E2E_GREP;
 const SUITES = ["editor", "multiroot", "recovery", "restricted"] as const;
 type Suite = (typeof SUITES)[number];
@@ -341,9 +341,9 @@ async function runSuite(suite: Suite, node: string, serverMain: string): Promise
     await page.goto(url);
     log("workbench opened; the suite runs in the extension host");
     const results = join(channel, "results.json");
-    const end = Date.now() + timeoutS * 1000;
+    const end = Date.now() + timeoutMs;
     while (!existsSync(results)) {
-      if (Date.now() > end) throw new Error(`no results after ${timeoutS} s`);
+      if (Date.now() > end) throw new Error(`no results after ${timeoutMs / 1000} s`);
       if (server.exitCode !== null) throw new Error(`the VS Code server exited with ${server.exitCode}`);
       for (const f of readdirSync(channel).filter((x) => x.startsWith("request-"))) {
         const req = JSON.parse(readFileSync(join(channel, f), "utf8"));

@@ -8,35 +8,13 @@ import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
 import type { StreamEvent } from "../../../src/completions";
 import type { PreviewEvent } from "../../../src/regenerate";
-import { askPage, finishedAt, sleep, until } from "../helpers";
-import { scaled } from "../timing";
+import { askPage, finishedAt, nextMatching, sleep, until } from "../helpers";
 
-function nextEvent(api: QualmApi, kind: StreamEvent["kind"], ms: number): Promise<StreamEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no completion '${kind}' event within ${scaled(ms) / 1000} s`))), scaled(ms));
-    const sub = api.onCompletion((e) => {
-      if (e.kind === kind) {
-        clearTimeout(timer);
-        sub.dispose();
-        resolve(e);
-      }
-    });
-  });
-}
+const nextEvent = (api: QualmApi, kind: StreamEvent["kind"], ms: number): Promise<StreamEvent> =>
+  nextMatching(api.onCompletion, (e) => e.kind === kind, `completion '${kind}' event`, ms);
 
-
-function nextPreview(api: QualmApi, kind: PreviewEvent["kind"], ms: number): Promise<PreviewEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => (sub.dispose(), reject(new Error(`no preview '${kind}' event within ${scaled(ms) / 1000} s`))), scaled(ms));
-    const sub = api.onPreview((e) => {
-      if (e.kind === kind) {
-        clearTimeout(timer);
-        sub.dispose();
-        resolve(e);
-      }
-    });
-  });
-}
+const nextPreview = (api: QualmApi, kind: PreviewEvent["kind"], ms: number): Promise<PreviewEvent> =>
+  nextMatching(api.onPreview, (e) => e.kind === kind, `preview '${kind}' event`, ms);
 
 // A function with a hole: the cursor goes on the empty line, after its indentation, with code after it.
 const FIM_SOURCE = 'def total_price(items):\n    """Sum price * quantity over the items."""\n    total = 0\n    \n    return total\n';

@@ -8,8 +8,6 @@ import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
 import { until } from "../helpers";
 
-
-
 const qualmLevels = (uri: vscode.Uri) =>
   vscode.languages
     .getDiagnostics(uri)

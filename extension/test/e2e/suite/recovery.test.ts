@@ -29,7 +29,6 @@ const SOURCE = [
 
 const handshakeLines = (log: string) => log.split("\n").filter((l) => /\[info\] handshake: server qualm \S+, protocol 2\b/.test(l));
 
-
 /** Kills the server that answered the last handshake; its process id. */
 function killServer(api: QualmApi): number {
   const pid = api.status().server?.pid;
