@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..chance import PassModel
+from .doubt_logistic import fit_doubt_logistic
 from .reference_data import MBPP_CALIBRATION_IDS
 
 
@@ -44,7 +45,7 @@ def fit_pass_model(examples: Sequence[Example], features: Sequence[str], fitted_
     ``<= 0``: every signal is oriented so that larger means more doubt (``qualm.chance.signals_of``),
     so no signal can raise the chance as it grows (an unconstrained fit gave failed self-tests a
     positive weight where they correlated with other signals). A missing value takes the feature's
-    training mean."""
+    training mean. The optimiser and its stopping rule: ``qualm.fitting.doubt_logistic``."""
     check_fit_split([e.task_id for e in examples])
     if len({e.passed for e in examples}) < 2:
         raise ValueError("the fit needs functions that pass and functions that fail")
@@ -58,43 +59,17 @@ def fit_pass_model(examples: Sequence[Example], features: Sequence[str], fitted_
         mean.append(mu)
         scale.append(sd if sd > 0 else 1.0)
     rows = [[((v - mu) / sd) if (v := e.signals.get(f)) is not None else 0.0 for f, mu, sd in zip(features, mean, scale)] for e in examples]
-    coef, intercept = _doubt_logistic(rows, [int(e.passed) for e in examples], c)
+    fit = fit_doubt_logistic(rows, [int(e.passed) for e in examples], c)
     return PassModel(
         features=list(features),
         mean=mean,
         scale=scale,
-        coef=coef,
-        intercept=intercept,
+        coef=fit.coef,
+        intercept=fit.intercept,
         fitted_on=fitted_on,
         n_fitted=len(examples),
         settings=dict(settings or {}),
     )
-
-
-def _doubt_logistic(rows: Sequence[Sequence[float]], labels: Sequence[int], c: float) -> tuple[list[float], float]:
-    """Scikit-learn's L2 logistic objective (``c`` times the summed log-loss plus half the squared
-    weights; the intercept is not penalised) minimised with every weight bounded to ``<= 0``, by
-    SciPy's L-BFGS-B (scikit-learn has no bounds on coefficients)."""
-    import numpy as np  # noqa: PLC0415 - the eval extra, offline only
-    from scipy.optimize import minimize  # noqa: PLC0415
-    from scipy.special import expit, log_expit  # noqa: PLC0415
-
-    x = np.asarray(rows, dtype=float)
-    y = np.asarray(labels, dtype=float)
-    sign = 2 * y - 1  # the log-loss of a label is -log(sigmoid(sign * z))
-
-    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        w, b = theta[:-1], theta[-1]
-        z = x @ w + b
-        value = -c * float(np.sum(log_expit(sign * z))) + 0.5 * float(w @ w)
-        residual = c * (expit(z) - y)  # d(c * log-loss)/dz
-        return value, np.append(x.T @ residual + w, residual.sum())
-
-    n = x.shape[1]
-    found = minimize(loss, np.zeros(n + 1), jac=True, method="L-BFGS-B", bounds=[(None, 0.0)] * n + [(None, None)], options={"maxiter": 10000, "ftol": 1e-15, "gtol": 1e-10})
-    if not found.success:
-        raise ValueError(f"the constrained logistic fit did not converge: {found.message}")
-    return [float(w) for w in found.x[:-1]], float(found.x[-1])
 
 
 @dataclass(frozen=True)
