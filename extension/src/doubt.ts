@@ -15,6 +15,8 @@ export interface CompletionView {
   /** known once the server's answer came */
   promptKind?: PromptKind;
   stopReason?: string;
+  /** the server's stop rule that ended it (qualm.engine.completion_end), when one did */
+  endRule?: string | null;
   seconds?: number;
   firstTokenSeconds?: number | null;
 }
@@ -39,6 +41,7 @@ export function completionView(s: StreamState): CompletionView | undefined {
     doubt: s.doubt,
     promptKind: r?.promptKind,
     stopReason: r?.stopReason,
+    endRule: r?.endRule,
     seconds: r?.seconds,
     firstTokenSeconds: r?.firstTokenSeconds,
   };
@@ -67,7 +70,10 @@ export function completionTooltip(v: CompletionView): string {
   const lines = [`**qualm: completion** · ${v.done ? finished(v) : `writing, ${count(v.tokens)} so far`}`];
   lines.push(v.doubt ? doubtLine(v.doubt) : "doubt: no token with more than white space yet");
   if (v.promptKind) lines.push(`prompt: ${PROMPTS[v.promptKind] ?? v.promptKind}`);
-  if (v.stopReason) lines.push(`stopped: ${STOPS[v.stopReason] ?? v.stopReason}`);
+  if (v.stopReason) {
+    const rule = v.endRule ? ` · ${RULES[v.endRule] ?? v.endRule}` : "";
+    lines.push(`stopped: ${STOPS[v.stopReason] ?? v.stopReason}${rule}`);
+  }
   lines.push("VS Code cannot colour ghost text: accepted tokens get their highlights in the file.");
   return lines.join("\n\n");
 }
@@ -93,11 +99,24 @@ const PROMPTS: Record<string, string> = {
 
 const STOPS: Record<string, string> = {
   doubt: "cut before its first very uncertain token (qualm.editor.completion_doubt_cut)",
-  complete: "its end rule (the line ended, the code after the cursor resumed, or the block ended)",
+  complete: "its end rule",
   fence: "a stop string",
   eos: "the model ended it",
   end_of_text: "the model ended it",
   length: "the token budget (qualm.editor.completion_max_tokens)",
+};
+
+// The server's stop rules (docs/completion.md, "Where it stops"), in words.
+const RULES: Record<string, string> = {
+  "line-end": "the line ended",
+  "closes-rest": "a bracket the rest of the line closes",
+  resumes: "the code after the cursor resumes there",
+  "block-end": "the block ended",
+  "next-definition": "one definition at a time",
+  decorated: "the decorated def",
+  fence: "a Markdown fence",
+  unclosed: "cut back to close what it opened",
+  syntax: "cut back so the file parses",
 };
 
 function count(n: number): string {

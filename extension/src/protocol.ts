@@ -48,6 +48,9 @@ export interface CompleteResult {
   /** "doubt": cut before its first very uncertain token (qualm.editor.completion_doubt_cut); else the
    * model's: "complete" (the end rule), "fence", "eos", "length", "end_of_text", "cancelled". */
   stopReason: string;
+  /** the stop rule that cut the text (docs/completion.md): "line-end", "closes-rest", "resumes",
+   * "block-end", "next-definition", "decorated", "fence", "unclosed", "syntax"; null: none did */
+  endRule?: string | null;
   model: string;
   seconds: number;
   function: string | null;

@@ -44,12 +44,13 @@ suite("a completion's doubt in the status bar", () => {
     assert.match(final, /prompt: fill-in-the-middle/);
     assert.match(final, /stopped: its end rule/);
     assert.match(completionTooltip({ ...writing, done: true, promptKind: "chat", stopReason: "doubt" }), /prompt: chat[\s\S]*stopped: cut before its first very uncertain token/);
+    assert.match(completionTooltip({ ...writing, done: true, stopReason: "complete", endRule: "next-definition" }), /stopped: its end rule · one definition at a time/);
     assert.match(completionTooltip({ ...writing, doubt: null }), /no token with more than white space yet/);
   });
 
   test("a stream's view: the result's fields once finished; nothing once accepted or ended without a result", () => {
     const streaming = completionView({ done: false, accepted: false, tokens: [1, 2, 3], doubt });
-    assert.deepEqual(streaming, { done: false, tokens: 3, doubt, promptKind: undefined, stopReason: undefined, seconds: undefined, firstTokenSeconds: undefined });
+    assert.deepEqual(streaming, { done: false, tokens: 3, doubt, promptKind: undefined, stopReason: undefined, endRule: undefined, seconds: undefined, firstTokenSeconds: undefined });
     const finished = completionView({ done: true, accepted: false, tokens: [1], doubt, result });
     assert.equal(finished?.promptKind, "fim");
     assert.equal(finished?.stopReason, "complete");

@@ -72,6 +72,7 @@ class Completion:
     reused_prompt_tokens: int = 0
     prompt: str = ""  # the text the model saw (FIM markers included)
     context_files: tuple[str, ...] = ()  # the other documents whose chunks the FIM prompt showed
+    end_rule: str | None = None  # the stop rule that cut the text (qualm.engine.completion_end), None: none did
 
     @classmethod
     def of(cls, offset: int, tokens: tuple[PlacedToken, ...], function: str | None, trace: Trace, seconds: float) -> Completion:
@@ -134,7 +135,7 @@ def complete(
     e = settings.editor
     if kind == "fim":
         budget = InfillBudget(e.completion_prefix_tokens, e.completion_suffix_tokens, e.completion_context_tokens)
-        fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context)
+        fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context, document.language.name)
         prompt, heal, indent = fim.prompt, fim.heal, ""
         shown = tuple(dict.fromkeys(c.filename for c in fim.prompt.extra))
     else:
@@ -177,4 +178,5 @@ def complete(
         reused_prompt_tokens=int(trace.extra.get("reused_prompt_tokens", 0)),
         prompt=trace.prompt,
         context_files=shown,
+        end_rule=None if doubted else trace.extra.get("end_rule"),
     )

@@ -1,35 +1,59 @@
-"""Where a completion at a cursor stops, decided from the document around the cursor.
+"""Where a completion at a cursor stops, decided from the document around the cursor and its syntax.
 
-The rules (asked after every token, by ``model.text_stream.TextStream``):
+The rules (asked after every token by ``model.text_stream.TextStream``; each cut names its rule,
+which the completion reports as ``end_rule``):
 
-* In the middle of a line, or at the end of a line with code before the cursor: one line. What the
-  model writes after the line's end is dropped, and so is a tail that repeats the rest of the line
-  (the model writes ``x):`` where ``):`` already follows the cursor).
+* In the middle of a line, or at the end of a line with code before the cursor: one line.
+
+  - ``line-end``: what the model writes after the line's end is dropped, and so is a tail that
+    repeats the rest of the line (the model writes ``x):`` where ``):`` already follows the cursor);
+  - ``closes-rest``: a bracket that closes one opened before the cursor, where the rest of the line
+    already closes it, ends the completion (``compute(x, |)`` and the model's ``y)  # note``: ``y``).
 * On an empty line (or when the model starts with a line break at the end of a line): several
   lines, until
 
-  - a line equals the first non-empty line of the code after the cursor: the suffix resumes there,
-    and nothing of it is written twice;
-  - a line is less indented than the block the completion is in (the lesser of the first written
-    line's indentation, or the cursor's column, and the next line's after the cursor): the block
-    ended; an indented completion never writes a line at column 0 (new top-level code);
+  - ``resumes``: a line equals the first non-empty line of the code after the cursor, outside any
+    bracket the completion opened (a ``}`` that closes the completion's own block is not the
+    suffix's ``}``): the suffix resumes there, and nothing of it is written twice;
+  - ``block-end``: a line outside the completion's brackets is less indented than the block the
+    completion is in (the lesser of the first written line's indentation, or the cursor's column,
+    and the next line's after the cursor), and never less than the body of the function or class the
+    cursor is in (at a method's end, the next method's indentation is the class body's);
+  - ``next-definition``: in a class body or at a module's top level, a second definition begins
+    (a completion writes one method or one function at a time; a decorator goes with its ``def``);
+  - ``decorated``: after a decorator, a line that is not a decorator where the decorated ``def``
+    already follows (it would be written twice), or a second line where the ``def`` line is missing;
+  - ``fence``: a Markdown code fence (the model writing prose about code, not code);
   - the model ends the middle itself, or the token limit.
+* When the text is final (after any of these, the model's end or the token limit):
+
+  - ``unclosed``: a completion that leaves a bracket of its own open, or ends on a block's header
+    with no body, is cut back to its last line that does not;
+  - ``syntax``: a completion that would leave the file with more syntax errors than it has without
+    it (tree-sitter's parse, ``qualm.engine.completion_syntax``) is cut back to its longest start
+    that does not, or to nothing.
 
 Characters that a rule may still cut (the start of a line that could equal the next line, blank
 lines, a tail that could repeat the rest of the line) are held back from the stream until decided,
-so the ghost text never shows what it will take back.
+so the ghost text does not show what a streaming rule will take back. The two final rules are the
+exception: they can take back lines already shown.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from .completion_syntax import NO_BLOCK, CursorBlock, bracket_depths, cursor_block, first_unmatched_closer, indent_width, starts_js_definition, starts_python_definition, syntax_errors
 
 TAB_WIDTH = 4
 
 
-def indent_width(line: str) -> int:
-    expanded = line.expandtabs(TAB_WIDTH)
-    return len(expanded) - len(expanded.lstrip(" "))
+@dataclass(frozen=True)
+class EndCut:
+    """Keep ``at`` characters of the text; ``rule`` says why."""
+
+    at: int
+    rule: str
 
 
 @dataclass(frozen=True)
@@ -41,9 +65,16 @@ class CompletionEnd:
     next_line: str  # the first non-empty line after the cursor's line, stripped ("" at the end)
     next_indent: int | None  # that line's indentation (None at the end of the text)
     column: int  # where the model's text starts on the cursor's line (after whitespace healing)
+    language: str = "python"
+    block: CursorBlock = NO_BLOCK
+    cursor_column: int = 0  # the cursor's column in the document: the model's healed whitespace is not inserted twice
+    # the document before and after the cursor, and the healed whitespace, for the final parse check
+    before: str = field(default="", repr=False, compare=False)
+    after: str = field(default="", repr=False, compare=False)
+    heal: str = field(default="", repr=False, compare=False)
 
     @classmethod
-    def at(cls, text: str, offset: int, heal: str = "") -> CompletionEnd:
+    def at(cls, text: str, offset: int, heal: str = "", language: str = "python") -> CompletionEnd:
         """The rules at ``offset`` of ``text``; ``heal`` is the whitespace before the cursor that the
         prompt leaves out (the model writes it again)."""
         line_start = text.rfind("\n", 0, offset) + 1
@@ -57,18 +88,33 @@ class CompletionEnd:
                 break
         written = before[: len(before) - len(heal)]  # what the model's text follows on the line
         column = len(written.expandtabs(TAB_WIDTH))
-        return cls(not before.strip() and not after.strip(), after.strip(), next_line, next_indent, column)
+        return cls(
+            not before.strip() and not after.strip(),
+            after.strip(),
+            next_line,
+            next_indent,
+            column,
+            language,
+            cursor_block(text, offset, language),
+            len(before.expandtabs(TAB_WIDTH)),
+            text[:offset],
+            text[offset:],
+            heal,
+        )
 
     # -- the protocol of model.text_stream.Ending -------------------------------------------------
 
-    def cut(self, text: str) -> int | None:
+    def cut(self, text: str) -> EndCut | None:
         if not self.multiline:
+            closing = self._closes_rest(text)
             newline = text.find("\n")
+            if closing is not None and (newline < 0 or closing < newline):
+                return EndCut(len(text[:closing].rstrip()), "closes-rest")
             if newline < 0:
                 return None
             if not self.rest_of_line and not text[:newline].strip():
                 return self._lines_cut(text, newline + 1)  # at a line's end, the model went on below
-            return self._line_cut(text[:newline])
+            return EndCut(self._line_cut(text[:newline]), "line-end")
         return self._lines_cut(text, 0)
 
     def held(self, text: str) -> int:
@@ -80,6 +126,32 @@ class CompletionEnd:
             return _overlap(text, self.rest_of_line)
         return self._lines_held(text)
 
+    def final(self, text: str) -> EndCut | None:
+        """Where the finished text is cut back so that it closes what it opens and the file parses
+        no worse than without it (the ``unclosed`` and ``syntax`` rules); None: keep it whole."""
+        kept, rule = len(text), None
+        if self.multiline or "\n" in text:
+            closed = self._closed_length(text)
+            if closed < len(text.rstrip(" \t\n")):
+                kept, rule = closed, "unclosed"
+        if not text[:kept].strip() or not self.before + self.after:
+            return EndCut(kept, rule) if rule else None
+        baseline = syntax_errors(self.before + self.after, self.language)
+        if baseline is None or syntax_errors(self._inserted(text[:kept]), self.language) <= baseline:
+            return EndCut(kept, rule) if rule else None
+        for point in self._cut_points(text[:kept]):
+            if syntax_errors(self._inserted(text[:point]), self.language) <= baseline:
+                return EndCut(point, "syntax")
+        return EndCut(0, "syntax")
+
+    def _inserted(self, text: str) -> str:
+        """The document with the model's ``text`` inserted as the editor inserts it: without what it
+        wrote again of the healed whitespace (``qualm.engine.placement.PrefixTrimmer``)."""
+        n = 0
+        while n < len(text) and n < len(self.heal) and text[n] == self.heal[n]:
+            n += 1
+        return self.before + text[n:] + self.after
+
     # -- one line ---------------------------------------------------------------------------------
 
     def _line_cut(self, line: str) -> int:
@@ -89,39 +161,85 @@ class CompletionEnd:
             kept = kept[: len(kept) - len(self.rest_of_line)]
         return len(kept)
 
+    def _closes_rest(self, text: str) -> int | None:
+        """Where the model's line closes a bracket opened before the cursor that the rest of the
+        line already closes (None: it does not)."""
+        if not self.rest_of_line or self.rest_of_line[0] not in ")]}":
+            return None
+        return first_unmatched_closer(text.split("\n", 1)[0], self.language)
+
     # -- several lines ----------------------------------------------------------------------------
 
     def _floor(self, first_indent: int) -> int:
         base = first_indent if self.column == 0 else min(first_indent, self.column)
         floor = base if self.next_indent is None else min(base, self.next_indent)
+        if self.block.floor is not None and base >= self.block.floor:
+            # inside a function or class: never past its body (a method's end is not the class's)
+            return max(floor, self.block.floor)
         # Indented code never goes on at column 0: when the code after the cursor resumes there (the
         # next function), a line at column 0 would be new top-level code, not the end of this block.
         return max(floor, 1) if base > 0 else floor
 
-    def _lines_cut(self, text: str, start: int) -> int | None:
+    def _lines_cut(self, text: str, start: int) -> EndCut | None:
         """Several lines from ``start`` of ``text``: where the first line that must not be written
         begins (the kept text without trailing blank lines), else None."""
         floor: int | None = None
-        pos = start
+        depths = bracket_depths(text[start:], self.language)
+        pos, index = start, 0
         first = True
+        definitions = 0  # definitions begun at the floor (one at a time where the block holds them)
+        decorated = False  # the last line at the floor was a decorator: its def goes with it
         while pos <= len(text):
             newline = text.find("\n", pos)
             complete = newline >= 0
             line = text[pos : newline if complete else len(text)]
             content = line.strip()
+            depth = depths[index] if index < len(depths) else depths[-1]
             if content:
-                width = indent_width(line) + (self.column if first and start == 0 else 0)
+                width = indent_width(line)
+                if first and start == 0:
+                    # what the model writes of the healed whitespace is not inserted again: its
+                    # first line stands at the cursor or, with more whitespace, further right
+                    width = max(self.cursor_column, width + self.column)
+                if content.startswith("```"):
+                    return EndCut(_trimmed(text, pos), "fence")
+                if complete and self.next_line and content == self.next_line and depth <= 0:
+                    return EndCut(_trimmed(text, pos), "resumes")
                 if floor is None:
                     floor = self._floor(width)
-                elif width < floor:
-                    return _trimmed(text, pos)
-                if complete and self.next_line and content == self.next_line:
-                    return _trimmed(text, pos)
+                elif depth <= 0 and width < floor and (complete or not self.next_line.startswith(content)):
+                    return EndCut(_trimmed(text, pos), "block-end")  # (a line that may yet be the next line waits to be told apart)
+                if depth <= 0 and self._decorated(content, index):
+                    return EndCut(_trimmed(text, pos), "decorated")
+                if depth <= 0 and width == floor:
+                    if self.block.definitions and self._begins_definition(content, depth):
+                        if definitions and not decorated:
+                            return EndCut(_trimmed(text, pos), "next-definition")
+                        definitions += 1
+                    decorated = content.startswith("@")
             if not complete:
                 return None
             pos = newline + 1
+            index += 1
             first = False
         return None
+
+    def _decorated(self, content: str, index: int) -> bool:
+        """After a decorator (Python), whether this line must not be written: where the decorated
+        ``def`` follows, anything but another decorator (a second ``def`` would stand between the
+        decorator and its own); where the ``def`` line is missing (its body follows), any line after the first."""
+        if not self.block.decorator_above:
+            return False
+        if self.next_line and (starts_python_definition(self.next_line) or self.next_line.startswith("@")):
+            return not content.startswith("@")
+        return index > 0 and self.next_indent is not None and self.next_indent > self.block.indent
+
+    def _begins_definition(self, content: str, depth: int) -> bool:
+        if self.language == "python":
+            return starts_python_definition(content) or content.startswith("@")
+        if self.block.kind == "class":  # every member at the class body's indentation
+            return depth == 0 and not content.startswith(("}", "@", "//", "/*", "*"))
+        return starts_js_definition(content)
 
     def _lines_held(self, text: str) -> int:
         """Trailing blank lines (cut if what follows ends the completion) and a line that so far
@@ -132,6 +250,39 @@ class CompletionEnd:
             return 0
         keep = len(text[:last].rstrip(" \t\n"))
         return len(text) - keep
+
+    # -- the final checks ---------------------------------------------------------------------------
+
+    def _closed_length(self, text: str) -> int:
+        """The longest start of ``text`` ending at a line's end with every bracket it opened closed
+        and, in Python, not on a block's header whose body is missing (the code after the cursor
+        may hold the body: a line indented deeper than the header)."""
+        depths = bracket_depths(text, self.language)
+        ends, pos = [], 0
+        for i, line in enumerate(text.split("\n")):
+            pos += len(line)
+            if line.strip():
+                ends.append((pos, depths[i + 1], line))
+            pos += 1
+        for end, depth, line in reversed(ends):
+            if depth > 0:
+                continue
+            header = line.split("#", 1)[0].rstrip().endswith(":")
+            width = max(self.cursor_column, indent_width(line) + self.column) if end == len(line) else indent_width(line)  # the first line: as in _lines_cut
+            body_follows = self.next_indent is not None and self.next_indent > width
+            if self.language == "python" and header and not body_follows:
+                continue
+            return end
+        return 0
+
+    def _cut_points(self, text: str) -> list[int]:
+        """Shorter starts of ``text`` to try, longest first: each line's end; on one line, each
+        point outside brackets before a space or punctuation."""
+        if "\n" in text.strip("\n"):
+            points = [len(text[:i].rstrip(" \t\n")) for i in range(len(text)) if text[i] == "\n"]
+        else:
+            points = [i for i in range(1, len(text)) if not text[i].isalnum() and text[i] != "_" and bracket_depths(text[:i], self.language)[-1] == 0]
+        return sorted({p for p in points if 0 < p < len(text.rstrip())}, reverse=True)[:40]
 
 
 def _trimmed(text: str, pos: int) -> int:

@@ -42,6 +42,7 @@ def infill_context(
     count_tokens: Callable[[str], int],
     filename: str = "",
     extra: Sequence[ContextChunk] = (),
+    language: str = "python",
 ) -> InfillContext:
     before, after = text[:offset], text[offset:]
     kept = before.rstrip(" \t")
@@ -57,7 +58,7 @@ def infill_context(
         suffix=suffix,
         extra=fit_chunks(extra, budget.context, count_tokens),
         filename=filename,
-        ending=CompletionEnd.at(text, offset, heal),
+        ending=CompletionEnd.at(text, offset, heal, language),
     )
     cursor_line = len(prefix_lines) - 1
     return InfillContext(prompt, heal, start, cursor_line + end)

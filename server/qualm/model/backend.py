@@ -167,7 +167,7 @@ def generated_trace(stream: TextStream, options: GenerationOptions, *, model: st
         seed=None if options.greedy else options.seed,
         stop_reason=stop_reason,  # type: ignore[arg-type]
         seconds=seconds,
-        extra=extra or {},
+        extra={**(extra or {}), **({"end_rule": stream.end_rule} if stream.end_rule else {})},
     )
 
 

@@ -36,6 +36,7 @@ from ..trace import Alternative, TokenRecord, Trace
 from .backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, OnToken
 from .files import ModelFileError
 from .identity import ModelIdentity
+from .text_stream import TextStream, TokenStats
 
 _TOKEN = re.compile(r"[ \t]*\w+|[ \t]*[^\w\s]|\n|[ \t]+")
 VOCAB_SIZE = 1000  # what entropies are bounded by (log 1000 = 6.9 nats)
@@ -173,9 +174,12 @@ class ScriptedBackend:
         mode = "greedy" if options.greedy else "sampled"
         answer = self._answer(prompt, options)
         end = prompt.ends(answer + "\n") if prompt.ends is not None else None
+        rule = None
         if prompt.ending is not None:  # the whole answer at once: where the ending cuts it
-            end = _first_cut(prompt.ending, answer)
+            end, rule = _first_cut(prompt.ending, answer)
         trace = self._trace(prompt, answer[:end] if end is not None else answer, mode, options, on_token, cancel)
+        if rule is not None:
+            trace = replace(trace, extra={**trace.extra, "end_rule": rule})
         return replace(trace, stop_reason="complete") if end is not None and trace.stop_reason == "eos" else trace
 
     def generate_batch(self, jobs: Sequence[tuple[ChatPrompt, GenerationOptions]], on_progress: Callable[[int], None] | None = None, cancel: CancelToken | None = None) -> list[Trace]:
@@ -196,15 +200,15 @@ class ScriptedBackend:
         pass
 
 
-def _first_cut(ending, answer: str) -> int | None:
-    """Where ``ending`` would have stopped a stream of ``answer``'s tokens (as TextStream asks it)."""
-    text = ""
+def _first_cut(ending, answer: str) -> tuple[int | None, str | None]:
+    """Where ``ending`` would have stopped a stream of ``answer``'s tokens (a TextStream asks it as
+    the real backends' do), and the rule that stopped it."""
+    stream = TextStream(ending=ending)
     for piece in tokenize(answer):
-        text += piece
-        if (end := ending.cut(text)) is not None:
-            return end
-    end = ending.cut(text + "\n")
-    return end if end is not None and end < len(text) else None
+        if stream.push(piece.encode(), TokenStats(0, 0.0, 1.0, ())):
+            break
+    stream.finish()
+    return (len(stream.text) if len(stream.text) < len(answer) else None), stream.end_rule
 
 
 def load(settings: ModelSettings) -> ScriptedBackend:

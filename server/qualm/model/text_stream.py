@@ -26,14 +26,22 @@ class TokenStats:
     tail_mass: float | None = None
 
 
+class EndCut(Protocol):
+    at: int  # the length of text to keep
+    rule: str  # why (the completion reports it as its end rule)
+
+
 class Ending(Protocol):
     """Where a completion ends, asked after every token (``qualm.engine.completion_end``): ``cut``
     gives the length to keep once the text is complete, ``held`` how many characters at its end may
-    still be cut (they are not streamed until that is decided)."""
+    still be cut (they are not streamed until that is decided), ``final`` how much of the finished
+    text to keep (after a cut, the model's end or the token limit)."""
 
-    def cut(self, text: str) -> int | None: ...
+    def cut(self, text: str) -> EndCut | None: ...
 
     def held(self, text: str) -> int: ...
+
+    def final(self, text: str) -> EndCut | None: ...
 
 
 class TextStream:
@@ -56,6 +64,7 @@ class TextStream:
         self._emitted = 0
         self.stopped = False
         self.stop_kind = ""  # "fence": a stop string; "complete": the end rule or the ending
+        self.end_rule: str | None = None  # the ending's rule that cut the text last (None: none did)
 
     @property
     def text(self) -> str:
@@ -95,7 +104,8 @@ class TextStream:
         if self._ending is not None:
             end = self._ending.cut(self._text)
             if end is not None:
-                self._cut(end)
+                self._cut_by(end)
+                self._finalise()
                 return self._stopped("complete")
         self._emit(self._length - self._held_back())
         return False
@@ -117,9 +127,20 @@ class TextStream:
         if self._ending is not None and not self.stopped:
             # The model ended the middle itself: the same rules still apply to what it wrote.
             end = self._ending.cut(self._text + "\n")
-            if end is not None and end < self._length:
-                self._cut(end)
+            if end is not None and end.at < self._length:
+                self._cut_by(end)
+            self._finalise()
         self._emit(self._length)
+
+    def _cut_by(self, end: EndCut) -> None:
+        self._cut(end.at)
+        self.end_rule = end.rule
+
+    def _finalise(self) -> None:
+        """The ending's last word on the finished text (a completion closes what it opens)."""
+        end = self._ending.final(self._text) if self._ending is not None else None
+        if end is not None and end.at < self._length:
+            self._cut_by(end)
 
     def _cut_at_stop(self, new_start: int) -> bool:
         text = self.text

@@ -64,7 +64,7 @@ def _describe(result: Completion) -> str:
     if result.context_files:
         reused += f" with {', '.join(result.context_files)}"
     doubt = f", doubt {result.doubt.level} (max entropy {result.doubt.max_entropy:.2f} nats)" if result.doubt else ""
-    return f"completion: {result.prompt_kind} prompt of {result.prompt_tokens} tokens{reused}{first}, {len(result.tokens)} tokens in {result.seconds:.2f} s, stopped: {result.stop_reason}{doubt}"
+    return f"completion: {result.prompt_kind} prompt of {result.prompt_tokens} tokens{reused}{first}, {len(result.tokens)} tokens in {result.seconds:.2f} s, stopped: {result.stop_reason}{f' ({result.end_rule})' if result.end_rule else ''}{doubt}"
 
 
 async def _complete(ls: QualmServer, uri: str, position: types.Position, options: CompletionOptions, partial_token: Any) -> dict[str, Any]:
@@ -94,6 +94,7 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
         "text": result.text,
         "tokens": [token_json(t, offset) for t in result.tokens],
         "stopReason": result.stop_reason,
+        "endRule": result.end_rule,
         "model": result.model,
         "seconds": result.seconds,
         "function": result.function,

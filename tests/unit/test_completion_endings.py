@@ -1,0 +1,218 @@
+"""Where a completion ends outside HumanEval's shape (issue 54): in a class body, at a file's end,
+after a decorator, in JavaScript's braces, mid-line in a call, and when the model writes prose or
+leaves a block open. Each case streams scripted tokens through the real TextStream and asserts the
+kept text, what was streamed, and the rule that ended it (the completion's ``end_rule``), so that
+removing a rule fails its test."""
+
+from __future__ import annotations
+
+import pytest
+
+from qualm.engine.completion_end import CompletionEnd
+from qualm.engine.completion_syntax import bracket_depths, cursor_block, syntax_errors
+from qualm.model.text_stream import TextStream, TokenStats
+
+
+def stream(end: CompletionEnd, pieces: list[str]) -> tuple[str, str, str | None]:
+    """What the stream showed, what it kept, and the rule that ended it."""
+    shown: list[str] = []
+    s = TextStream((), lambda r: shown.append(r.text), ending=end)
+    for p in pieces:
+        if s.push(p.encode(), TokenStats(0, 0.1, 0.9, ())):
+            break
+    s.finish()
+    return "".join(shown), s.text, s.end_rule
+
+
+def lines(text: str) -> list[str]:
+    """A model's text as token-sized pieces: each line's words and its line break apart."""
+    out: list[str] = []
+    for line in text.splitlines(keepends=True):
+        words = line.rstrip("\n").split(" ")
+        out.extend(w + " " for w in words[:-1])
+        out.append(words[-1])
+        if line.endswith("\n"):
+            out.append("\n")
+    return [p for p in out if p]
+
+
+def at_marker(text: str, language: str = "python") -> CompletionEnd:
+    """The rules at ``|`` in ``text``, with the cursor line's indentation healed as qualm's prompt does."""
+    offset = text.index("|")
+    doc = text.replace("|", "", 1)
+    start = doc.rfind("\n", 0, offset) + 1
+    before = doc[start:offset]
+    heal = before if not before.strip() else before[len(before.rstrip(" \t")) :]
+    return CompletionEnd.at(doc, offset, heal, language)
+
+
+def parses_with(end: CompletionEnd, kept: str) -> bool:
+    return syntax_errors(end.before + kept + end.after, end.language) == 0
+
+
+CLASS = '''class Stack:
+    def __init__(self):
+        self.items = []
+
+    def push(self, item):
+        self.items.append(item)
+        |
+
+    def pop(self):
+        return self.items.pop()
+'''
+
+
+def test_at_a_method_s_end_the_completion_does_not_write_new_methods():
+    end = at_marker(CLASS)
+    assert end.block.kind == "function" and end.block.floor == 8
+    shown, kept, rule = stream(end, lines("        return self\n\n    def peek(self):\n        return self.items[-1]\n"))
+    assert kept == "        return self" and rule == "block-end"
+    assert "peek" not in shown
+    assert parses_with(end, kept)
+
+
+def test_in_a_method_whose_body_is_not_written_yet_the_method_is_the_block():
+    text = "class Stack:\n    def push(self, item):\n        |\n\n    def pop(self):\n        return self.items.pop()\n"
+    end = at_marker(text)
+    assert end.block.kind == "function" and end.block.floor == 8
+    _, kept, rule = stream(end, lines("        self.items.append(item)\n\n    def peek(self):\n        return self.items[-1]\n"))
+    assert kept == "        self.items.append(item)" and rule == "block-end"
+
+
+def test_in_a_class_body_one_method_is_written_at_a_time():
+    text = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    |\n\n    def pop(self):\n        return self.items.pop()\n"
+    end = at_marker(text)
+    assert end.block.kind == "class" and end.block.definitions
+    model = "    def push(self, item):\n        self.items.append(item)\n\n    def size(self):\n        return len(self.items)\n"
+    _, kept, rule = stream(end, lines(model))
+    assert kept == "    def push(self, item):\n        self.items.append(item)" and rule == "next-definition"
+
+
+def test_a_decorator_goes_with_its_def_and_ends_no_definition():
+    text = "class Shape:\n    def __init__(self, r):\n        self.r = r\n\n    |\n"
+    end = at_marker(text)
+    model = "    @property\n    def area(self):\n        return 3.14 * self.r ** 2\n\n    @property\n    def size(self):\n        return 1\n"
+    _, kept, rule = stream(end, lines(model))
+    assert kept == "    @property\n    def area(self):\n        return 3.14 * self.r ** 2" and rule == "next-definition"
+
+
+def test_at_the_end_of_a_file_at_column_0_it_writes_one_definition():
+    text = "import math\n\n\ndef area(r):\n    return math.pi * r * r\n\n\n|"
+    end = at_marker(text)
+    assert end.block.kind == "module" and end.column == 0 and end.next_indent is None
+    model = "def circumference(r):\n    return 2 * math.pi * r\n\n\ndef diameter(r):\n    return 2 * r\n"
+    _, kept, rule = stream(end, lines(model))
+    assert kept == "def circumference(r):\n    return 2 * math.pi * r" and rule == "next-definition"
+
+
+def test_after_a_decorator_whose_def_follows_no_second_def_is_written():
+    text = '@app.route("/")\n|\ndef index():\n    return "home"\n'
+    end = at_marker(text)
+    assert end.block.decorator_above
+    _, kept, rule = stream(end, lines('def home():\n    return "hello"\n'))
+    assert kept == "" and rule == "decorated"
+    _, kept, _ = stream(end, lines('@login_required\ndef home():\n    return "hello"\n'))
+    assert kept == "@login_required"  # another decorator is what fits there
+
+
+def test_after_a_decorator_without_its_def_only_the_def_line_is_written():
+    text = "class Point:\n    @property\n    |\n        return self._x\n"
+    end = at_marker(text)
+    _, kept, rule = stream(end, lines("    def x(self):\n        return self.x_value\n"))
+    assert kept == "    def x(self):" and rule == "decorated"
+
+
+def test_mid_line_a_bracket_that_the_rest_of_the_line_closes_ends_the_line():
+    end = at_marker("result = compute(x, |)\nprint(result)\n")
+    assert not end.multiline and end.rest_of_line == ")"
+    shown, kept, rule = stream(end, ["y", ")", "  #", " note", "\n"])
+    assert kept == "y" and rule == "closes-rest" and shown == "y"
+    _, kept, _ = stream(end, ["f", "(y", ")", ", z", ")", " + 1"])  # the model's own brackets are its own
+    assert kept == "f(y), z"
+
+
+JS = """function total(items) {
+  let sum = 0;
+  |
+}
+
+module.exports = { total };
+"""
+
+
+def test_javascript_a_closing_brace_of_the_completion_s_own_block_is_not_the_suffix():
+    end = at_marker(JS, "javascript")
+    assert end.next_line == "}" and end.block.kind == "function" and end.block.floor == 2
+    model = "  for (const item of items) {\n    sum += item.price;\n  }\n  return sum;\n}\n\nmodule.exports = { total };\n"
+    shown, kept, rule = stream(end, lines(model))
+    assert kept == "  for (const item of items) {\n    sum += item.price;\n  }\n  return sum;" and rule == "resumes"
+    assert shown == kept  # the inner } was held only until its line was decided, then shown
+    assert parses_with(end, kept)
+
+
+def test_javascript_a_block_left_open_is_cut_back_to_where_it_opened():
+    end = at_marker(JS, "javascript")
+    _, kept, rule = stream(end, lines("  sum += 1;\n  for (const item of items) {\n    sum += item.price;\n"))  # then the token limit
+    assert kept == "  sum += 1;" and rule == "unclosed"
+    assert parses_with(end, kept)
+
+
+def test_typescript_in_a_class_body_one_member_at_a_time():
+    text = "class Queue<T> {\n  private items: T[] = [];\n\n  |\n}\n"
+    end = at_marker(text, "typescript")
+    assert end.block.kind == "class"
+    model = "  push(item: T): void {\n    this.items.push(item);\n  }\n\n  size(): number {\n    return this.items.length;\n  }\n"
+    _, kept, rule = stream(end, lines(model))
+    assert kept == "  push(item: T): void {\n    this.items.push(item);\n  }" and rule == "next-definition"
+
+
+def test_a_markdown_fence_ends_the_completion():
+    end = at_marker(JS, "javascript")
+    _, kept, rule = stream(end, lines("  return sum;\n```\n\nThis function adds the prices.\n"))
+    assert kept == "  return sum;" and rule == "fence"
+
+
+def test_python_a_header_without_its_body_is_cut_back():
+    text = "def f(xs):\n    total = 0\n    |\n"
+    end = at_marker(text)
+    _, kept, rule = stream(end, lines("    total += 1\n    for x in xs:\n"))  # the token limit
+    assert kept == "    total += 1" and rule == "unclosed"
+
+
+def test_a_line_that_would_break_the_file_is_taken_back():
+    end = at_marker("values = |\nprint(values)\n")
+    _, kept, rule = stream(end, ["[1", ", 2"])  # the model ended there
+    assert kept == "" and rule == "syntax"
+    _, kept, rule = stream(end, ["[1", ", 2", "]"])
+    assert kept == "[1, 2]" and rule is None
+
+
+def test_the_file_s_own_errors_elsewhere_do_not_count_against_the_completion():
+    text = "def broken(:\n    pass\n\ndef ok(x):\n    |\n"
+    end = at_marker(text)
+    _, kept, rule = stream(end, lines("    return x + 1\n"))
+    assert kept.rstrip() == "    return x + 1" and rule is None
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "floor"),
+    [
+        ("def f():\n    x = 1\n    |\n", "function", 4),
+        ("def f():\n    if x:\n        y = 1\n        |\n", "statement", 4),
+        ("class A:\n    x = 1\n    |\n", "class", 4),
+        ("x = 1\n|", "module", None),
+        ("def f():\n    s = '''\ntext at column 0\n'''\n    |\n", "function", 4),
+    ],
+)
+def test_the_block_at_the_cursor(text, kind, floor):
+    offset = text.index("|")
+    block = cursor_block(text.replace("|", ""), offset, "python")
+    assert (block.kind, block.floor) == (kind, floor)
+
+
+def test_bracket_depths_skip_strings_and_comments():
+    assert bracket_depths("f(a, ')'\n  b)\n", "python") == [0, 1, 0, 0]
+    assert bracket_depths("x = '{'  # (\n", "python") == [0, 0, 0]
+    assert bracket_depths("if (a) {\n  s = `}`; // }\n}\n", "javascript") == [0, 1, 1, 0, 0]
+    assert bracket_depths(")", "javascript") == [0, -1]
