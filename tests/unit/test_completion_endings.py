@@ -188,6 +188,14 @@ def test_a_line_that_would_break_the_file_is_taken_back():
     assert kept == "[1, 2]" and rule is None
 
 
+def test_a_mid_line_completion_that_closes_the_call_but_adds_a_separator_is_cut_back_to_the_call():
+    # a TypeScript file seen in the real-code benchmark's tune part: `),` where `);` ends the statement
+    text = 'export function load(cwd: string) {\n  const local = join(cwd, ".pi", |\n  const global = join(home(), ".pi");\n  return local ?? global;\n}\n'
+    end = at_marker(text, "typescript")
+    _, kept, rule = stream(end, ['"agent"', ", ", '"config.json"', "),"])  # the model's end: `),` where `)` was needed
+    assert kept == '"agent", "config.json")' and rule == "syntax"
+
+
 def test_the_file_s_own_errors_elsewhere_do_not_count_against_the_completion():
     text = "def broken(:\n    pass\n\ndef ok(x):\n    |\n"
     end = at_marker(text)
@@ -216,3 +224,20 @@ def test_bracket_depths_skip_strings_and_comments():
     assert bracket_depths("x = '{'  # (\n", "python") == [0, 0, 0]
     assert bracket_depths("if (a) {\n  s = `}`; // }\n}\n", "javascript") == [0, 1, 1, 0, 0]
     assert bracket_depths(")", "javascript") == [0, -1]
+
+
+def test_the_parse_check_looks_at_whole_statements_around_the_cursor_not_the_whole_file():
+    from qualm.engine.completion_syntax import cursor_syntax
+
+    far = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(200))  # 800 lines
+    text = far + "def target(xs):\n    total = 0\n    |\n    return total\n\n\n" + far
+    offset = text.index("|")
+    doc = text.replace("|", "", 1)
+    start, end = cursor_syntax(doc, offset, "python").window
+    assert 0 < start < offset < end < len(doc)
+    assert doc[start:].lstrip().startswith("def f") and doc[:end].endswith("\n")  # whole top-level statements
+    assert doc.count("\n", start, offset) >= 150 and doc.count("\n", offset, end) >= 60
+    assert syntax_errors(doc[start:end], "python") == 0
+    end_rules = at_marker(text)
+    _, kept, rule = stream(end_rules, lines("    for x in xs:\n        total += x\n    return total\n"))
+    assert kept == "    for x in xs:\n        total += x" and rule == "resumes"

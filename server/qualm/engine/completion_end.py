@@ -29,9 +29,10 @@ which the completion reports as ``end_rule``):
 
   - ``unclosed``: a completion that leaves a bracket of its own open, or ends on a block's header
     with no body, is cut back to its last line that does not;
-  - ``syntax``: a completion that would leave the file with more syntax errors than it has without
-    it (tree-sitter's parse, ``qualm.engine.completion_syntax``) is cut back to its longest start
-    that does not, or to nothing.
+  - ``syntax``: a completion after which the file does not parse (tree-sitter's parse,
+    ``qualm.engine.completion_syntax``) is cut back to its longest start (at a line's end, or on one
+    line at the end of an expression) that leaves fewer errors, or to nothing; a file broken elsewhere
+    keeps its errors whatever the completion does, and then the completion is kept whole.
 
 Characters that a rule may still cut (the start of a line that could equal the next line, blank
 lines, a tail that could repeat the rest of the line) are held back from the stream until decided,
@@ -43,7 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .completion_syntax import NO_BLOCK, CursorBlock, bracket_depths, cursor_block, first_unmatched_closer, indent_width, starts_js_definition, starts_python_definition, syntax_errors
+from .completion_syntax import NO_BLOCK, CursorBlock, bracket_depths, cursor_syntax, first_unmatched_closer, indent_width, starts_js_definition, starts_python_definition, syntax_errors
 
 TAB_WIDTH = 4
 
@@ -68,7 +69,8 @@ class CompletionEnd:
     language: str = "python"
     block: CursorBlock = NO_BLOCK
     cursor_column: int = 0  # the cursor's column in the document: the model's healed whitespace is not inserted twice
-    # the document before and after the cursor, and the healed whitespace, for the final parse check
+    # the document before and after the cursor (whole statements around it), and the healed
+    # whitespace, for the final parse check
     before: str = field(default="", repr=False, compare=False)
     after: str = field(default="", repr=False, compare=False)
     heal: str = field(default="", repr=False, compare=False)
@@ -88,6 +90,8 @@ class CompletionEnd:
                 break
         written = before[: len(before) - len(heal)]  # what the model's text follows on the line
         column = len(written.expandtabs(TAB_WIDTH))
+        syntax = cursor_syntax(text, offset, language)
+        start, end = syntax.window
         return cls(
             not before.strip() and not after.strip(),
             after.strip(),
@@ -95,10 +99,10 @@ class CompletionEnd:
             next_indent,
             column,
             language,
-            cursor_block(text, offset, language),
+            syntax.block,
             len(before.expandtabs(TAB_WIDTH)),
-            text[:offset],
-            text[offset:],
+            text[start:offset],
+            text[offset:end],
             heal,
         )
 
@@ -136,13 +140,18 @@ class CompletionEnd:
                 kept, rule = closed, "unclosed"
         if not text[:kept].strip() or not self.before + self.after:
             return EndCut(kept, rule) if rule else None
-        baseline = syntax_errors(self.before + self.after, self.language)
-        if baseline is None or syntax_errors(self._inserted(text[:kept]), self.language) <= baseline:
+        whole = syntax_errors(self._inserted(text[:kept]), self.language)
+        if not whole:  # None: no grammar for the language; 0: the file parses
             return EndCut(kept, rule) if rule else None
-        for point in self._cut_points(text[:kept]):
-            if syntax_errors(self._inserted(text[:point]), self.language) <= baseline:
-                return EndCut(point, "syntax")
-        return EndCut(0, "syntax")
+        # The file has errors with the completion: the longest start of it (or nothing) that leaves
+        # the fewest. A file broken elsewhere keeps its errors whatever the completion does, and
+        # then the whole completion is kept.
+        best, fewest = kept, whole
+        for point in [*self._cut_points(text[:kept]), 0]:
+            errors = syntax_errors(self._inserted(text[:point]), self.language)
+            if errors is not None and errors < fewest:
+                best, fewest = point, errors
+        return EndCut(best, "syntax") if best < kept else (EndCut(kept, rule) if rule else None)
 
     def _inserted(self, text: str) -> str:
         """The document with the model's ``text`` inserted as the editor inserts it: without what it
@@ -281,8 +290,11 @@ class CompletionEnd:
         if "\n" in text.strip("\n"):
             points = [len(text[:i].rstrip(" \t\n")) for i in range(len(text)) if text[i] == "\n"]
         else:
-            points = [i for i in range(1, len(text)) if not text[i].isalnum() and text[i] != "_" and bracket_depths(text[:i], self.language)[-1] == 0]
-        return sorted({p for p in points if 0 < p < len(text.rstrip())}, reverse=True)[:40]
+            # the ends of expressions: after a closing bracket or before a separator, outside the
+            # completion's own brackets (a bracket it closes was opened before the cursor)
+            points = [i + 1 for i in range(len(text)) if text[i] in ")]}" and bracket_depths(text[: i + 1], self.language)[-1] <= 0]
+            points += [i for i in range(1, len(text)) if text[i] in ",; " and bracket_depths(text[:i], self.language)[-1] <= 0]
+        return sorted({p for p in points if 0 < p < len(text.rstrip())}, reverse=True)[:16]
 
 
 def _trimmed(text: str, pos: int) -> int:

@@ -99,17 +99,56 @@ class CursorBlock:
 NO_BLOCK = CursorBlock(None, "unknown")
 
 
+@dataclass(frozen=True)
+class CursorSyntax:
+    block: CursorBlock
+    # character offsets of the whole top-level statements around the cursor (some lines either side):
+    # where a completion's parse check looks, so that it parses a window, not a long file each time
+    window: tuple[int, int]
+
+
+WINDOW_LINES = (150, 60)  # lines before and after the cursor that the window's statements cover at least
+
+
+def cursor_syntax(text: str, offset: int, language: str) -> CursorSyntax:
+    """The block at ``offset`` and the window of the parse check, from one parse."""
+    if _grammar(language) is None:
+        return CursorSyntax(NO_BLOCK, (0, len(text)))
+    tree = _parse(text, language)
+    assert tree is not None
+    return CursorSyntax(_block(text, offset, language, tree), _window(text, offset, tree))
+
+
 def cursor_block(text: str, offset: int, language: str) -> CursorBlock:
     """The block at ``offset`` (see the module docstring); :data:`NO_BLOCK` where no grammar is known."""
-    if _grammar(language) is None:
-        return NO_BLOCK
+    return cursor_syntax(text, offset, language).block
+
+
+def _window(text: str, offset: int, tree: tree_sitter.Tree) -> tuple[int, int]:
+    """From the first top-level statement that reaches the line ``WINDOW_LINES[0]`` above the cursor
+    to the last that starts by the line ``WINDOW_LINES[1]`` below it (whole statements, so the window
+    parses as the file does)."""
+    row = text.count("\n", 0, offset)
+    top, bottom = row - WINDOW_LINES[0], row + WINDOW_LINES[1]
+    start_byte, end_byte = 0, None
+    for node in tree.root_node.children:
+        if node.end_point[0] < top:
+            start_byte = node.end_byte
+        elif node.start_point[0] > bottom and node.start_byte > len(text[:offset].encode("utf-8")):
+            end_byte = node.start_byte
+            break
+    data = text.encode("utf-8")
+    start = len(data[:start_byte].decode("utf-8", errors="ignore"))
+    end = len(text) if end_byte is None else len(data[:end_byte].decode("utf-8", errors="ignore"))
+    return min(start, offset), max(end, offset)
+
+
+def _block(text: str, offset: int, language: str, tree: tree_sitter.Tree) -> CursorBlock:
     line_start = text.rfind("\n", 0, offset) + 1
     before = text[line_start:offset]
     cursor_indent = indent_width(before) if not before.strip() else indent_width(text[line_start : text.find("\n", offset) if "\n" in text[offset:] else len(text)])
     above = [line for line in text[:line_start].split("\n") if line.strip()]
     decorator_above = language == "python" and bool(above) and above[-1].lstrip().startswith("@") and indent_width(above[-1]) == cursor_indent
-    tree = _parse(text, language)
-    assert tree is not None
     if language == "python":
         return _python_block(text, offset, cursor_indent, tree, decorator_above)
     return _brace_block(text, offset, cursor_indent, tree)

@@ -43,9 +43,13 @@ def infill_context(
     filename: str = "",
     extra: Sequence[ContextChunk] = (),
     language: str = "python",
+    heal: bool = True,
 ) -> InfillContext:
+    """The FIM prompt at ``offset``. ``heal``: leave the whitespace before the cursor out of the
+    prompt (the model writes it again, as one token with what follows); False ends the prefix at the
+    cursor, as other FIM clients do (the benchmarks compare the two)."""
     before, after = text[:offset], text[offset:]
-    kept = before.rstrip(" \t")
+    kept = before.rstrip(" \t") if heal else before
     heal = before[len(kept) :]
     prefix_lines = kept.split("\n")  # the last one is the cursor's line up to the cursor
     start = _prefix_start(prefix_lines, budget.prefix, count_tokens)

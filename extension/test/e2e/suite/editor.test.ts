@@ -437,6 +437,69 @@ suite("qualm in a real VS Code", () => {
     editor = await vscode.window.showTextDocument(doc);
   });
 
+  // Where a completion ends outside HumanEval's shape (docs/completion.md, "Where it stops"): the
+  // server's stop rule ended it (not the model's end or the token limit) and the accepted file is whole.
+  async function completeAndAccept(name: string, source: string, position: vscode.Position) {
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const uri = vscode.Uri.joinPath(folder, name);
+    await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(source));
+    const endDoc = await vscode.workspace.openTextDocument(uri);
+    const endEditor = await vscode.window.showTextDocument(endDoc);
+    endEditor.selection = new vscode.Selection(position, position);
+    const finished = finishedAt(api, endDoc, position, 180000);
+    await vscode.commands.executeCommand("qualm.triggerCompletion");
+    const { stream } = await finished;
+    const result = stream.result;
+    assert.ok(result, `the completion finished: ${stream.error ?? ""}`);
+    const said = `${JSON.stringify(result.text)} (stopped: ${result.stopReason}, rule ${result.endRule})`;
+    let ghost = "";
+    await until(() => `the ghost text ${said} on the page (seen: ${JSON.stringify(ghost)})`, async () => {
+      ghost = await askPage<string>("ghost");
+      return ghost.replace(/\s+/g, "").includes(result.text.split("\n")[0].replace(/\s+/g, "")) || undefined;
+    }, 20000);
+    const before = endDoc.getText();
+    await vscode.commands.executeCommand("editor.action.inlineSuggest.commit");
+    await until("the completion in the document", () => endDoc.getText() !== before || undefined, 10000);
+    const after = endDoc.getText();
+    assert.equal(after, before.slice(0, endDoc.offsetAt(position)) + result.text + before.slice(endDoc.offsetAt(position)), `the completion was inserted at the cursor: ${said}`);
+    await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
+    return { result, said, after };
+  }
+
+  test("in a class method with the next method after it, the completion ends with the method: no new method", async () => {
+    const source = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        \n\n    def pop(self):\n        return self.items.pop()\n";
+    const { result, said, after } = await completeAndAccept("stack.py", source, new vscode.Position(5, 8));
+    assert.equal(result.stopReason, "complete", `a stop rule ended it: ${said}`);
+    assert.ok(["block-end", "resumes"].includes(result.endRule ?? ""), `the method's end ended it: ${said}`);
+    assert.ok(!/\bdef /.test(result.text), `no new method was written: ${said}`);
+    assert.equal((after.match(/^ {4}def /gm) ?? []).length, 3, `the class still has its three methods: ${JSON.stringify(after)}`);
+    editor = await vscode.window.showTextDocument(doc);
+  });
+
+  test("in a JavaScript function, a completion that opens a block closes it and stops before the function's }", async () => {
+    const config = vscode.workspace.getConfiguration("qualm");
+    // qualm.languages restarts the server (a new process) with JavaScript in the document selector
+    const restarted = async (what: string, update: () => Thenable<void>) => {
+      const pid = api.status().server?.pid;
+      await update();
+      await until(what, () => (api.status().state === "ready" && api.status().server?.pid !== pid) || undefined, 180000);
+    };
+    await restarted("the server restarted with JavaScript", () => config.update("languages", ["python", "javascript"], vscode.ConfigurationTarget.Global));
+    try {
+      const source = "function total(items) {\n  let sum = 0;\n  \n}\n\nmodule.exports = { total };\n";
+      const { result, said, after } = await completeAndAccept("total.js", source, new vscode.Position(2, 2));
+      assert.equal(result.stopReason, "complete", `a stop rule ended it: ${said}`);
+      assert.ok(["resumes", "block-end"].includes(result.endRule ?? ""), `the function's } ended it: ${said}`);
+      const braces = (t: string) => [...t.replace(/(["'`])(?:\\.|(?!\1).)*\1/g, "")].reduce((d, c) => d + (c === "{" ? 1 : c === "}" ? -1 : 0), 0);
+      assert.equal(braces(result.text), 0, `every block the completion opened is closed: ${said}`);
+      assert.equal(braces(after), 0, `the file's braces balance: ${JSON.stringify(after)}`);
+      assert.ok(!/module\.exports/.test(result.text), `the code after the function is not written again: ${said}`);
+    } finally {
+      await restarted("the server back on Python alone", () => config.update("languages", undefined, vscode.ConfigurationTarget.Global));
+      editor = await vscode.window.showTextDocument(doc);
+    }
+  });
+
   test("toggling highlights flips the setting; the server restarts on command", async () => {
     const config = () => vscode.workspace.getConfiguration("qualm");
     const was = config().get<boolean>("highlights.enabled");

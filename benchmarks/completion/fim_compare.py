@@ -1,0 +1,348 @@
+"""qualm's ghost text against three real FIM clients on the same model and the same raw output
+(issue 54; the rules: results/realcode-completion/rules.md, "The comparison with the real clients").
+
+Per task, qualm's completion as shipped (engine.complete: the FIM prompt with the whitespace before
+the cursor healed, its stop rules live; greedy decoding makes this R_heal cut by the rules, without
+generating R_heal's 128 tokens) and one greedy generation with no stop rule, to the model's end of the
+middle or 128 tokens, from the same windows with the prefix ending at the cursor (R_cursor). The
+other conditions come from R_cursor offline:
+
+  qualm          engine.complete as shipped
+  qualm-cursor   qualm's stop rules on R_cursor
+  llama.vscode   benchmarks.completion.peers.llama_vscode.finish on R_cursor
+  continue       benchmarks.completion.peers.continue_dev.finish on R_cursor
+  tabby          benchmarks.completion.peers.tabby.finish on R_cursor (the stream's tokens given)
+  tabby-syntax   the same with the retired limitScopeBySyntax
+
+    .venv/bin/python -m benchmarks.completion.fim_compare run --set realcode --split tune --out results/realcode-completion/tune-raw.jsonl
+    .venv/bin/python -m benchmarks.completion.fim_compare run --set random --out results/realcode-completion/humaneval-random-raw.jsonl
+    .venv/bin/python -m benchmarks.completion.fim_compare report results/realcode-completion/tune-raw.jsonl --set realcode
+
+``run`` appends a row per task (resumes); ``report`` derives every condition, scores it (the real code:
+benchmarks.completion.realcode_metrics; HumanEval: its hidden tests in qualm's sandbox) and prints
+Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.completion import infilling, realcode_metrics
+from benchmarks.completion.peers import continue_dev, llama_vscode, tabby
+from benchmarks.completion.peers.common import PeerContext, PeerResult
+from qualm.engine import CompletionOptions, Document, complete
+from qualm.engine.completion import display_name
+from qualm.engine.completion_end import CompletionEnd
+from qualm.engine.infill import InfillBudget, infill_context
+from qualm.evaluation.labels import official_label
+from qualm.evaluation.metrics import auroc
+from qualm.lang import language_named
+from qualm.model import GenerationOptions, load_model
+from qualm.model.text_stream import TextStream, TokenStats
+from qualm.settings import Settings
+
+RAW_MAX_TOKENS = 128
+CONDITIONS = ("qualm", "qualm-cursor", "llama.vscode", "continue", "tabby", "tabby-syntax")
+PEERS = ("llama.vscode", "continue", "tabby", "tabby-syntax")
+SUFFIXES = {"python": "py", "javascript": "js", "typescript": "ts"}
+
+
+# -- the tasks -------------------------------------------------------------------------------------
+
+
+def load_tasks(name: str, split: str | None, tasks_file: Path) -> list[dict]:
+    """Uniform tasks: id, group (package or HumanEval problem), document, cursor, language, filename."""
+    if name == "realcode":
+        rows = [json.loads(line) for line in tasks_file.read_text().splitlines() if line.strip()]
+        return [{**r, "group": r["package"], "filename": r["path"]} for r in rows if split is None or r["split"] == split]
+    if name == "multi":
+        chosen = infilling.sample(infilling.tasks("multi"), 300, 2046, {t["task_id"] for t in infilling.sample(infilling.tasks("multi"), 20, 46, set())})
+    else:
+        chosen = infilling.tasks(name)
+    out = []
+    for t in chosen:
+        text, offset = infilling.document(t, name)
+        out.append({"id": t["task_id"], "group": infilling.problem_of(t).task_id, "document": text, "cursor": offset, "language": "python", "filename": f"{t['entry_point']}.py", "humaneval": t})
+    return out
+
+
+# -- the raw streams -------------------------------------------------------------------------------
+
+
+def raw_stream(backend, task: dict, settings: Settings, heal: bool) -> dict:
+    """One greedy generation from qualm's prompt windows with no stop rule (``heal``: as qualm heals)."""
+    e = settings.editor
+    budget = InfillBudget(e.completion_prefix_tokens, e.completion_suffix_tokens, e.completion_context_tokens)
+    fim = infill_context(task["document"], task["cursor"], budget, backend.count_tokens, display_name(task["filename"]), (), task["language"], heal=heal)
+    options = GenerationOptions(max_tokens=RAW_MAX_TOKENS, temperature=0.0, top_alternatives=settings.generation.top_alternatives, reuse_cache=True)
+    t0 = time.perf_counter()
+    trace = backend.generate(replace(fim.prompt, ending=None), options)
+    return {
+        "heal": fim.heal,
+        "stop_reason": trace.stop_reason,
+        "seconds": round(time.perf_counter() - t0, 3),
+        "first_token_seconds": trace.extra.get("first_token_seconds"),
+        "tokens": [[r.text, round(r.entropy, 4), round(r.prob, 5)] for r in trace.tokens],
+    }
+
+
+def live(backend, task: dict, settings: Settings) -> dict:
+    """qualm's completion as the editor gets it."""
+    c = complete(backend, Document(task["document"], task["filename"], language_named(task["language"])), task["cursor"], settings, CompletionOptions())
+    return {
+        "text": c.text,
+        "end_rule": c.end_rule,
+        "stop_reason": c.stop_reason,
+        "seconds": round(c.seconds, 3),
+        "first_token_seconds": c.first_token_seconds,
+        "tokens": [[t.text, round(t.entropy, 4), round(t.prob, 5)] for t in c.tokens],
+    }
+
+
+def run(args: argparse.Namespace) -> None:
+    tasks = load_tasks(args.set, args.split, Path(args.tasks))[: args.limit]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()} if out.exists() else set()
+    settings = Settings()
+    if args.threads:
+        settings = replace(settings, model=replace(settings.model, n_threads=args.threads))
+    backend = load_model(settings.model)
+    started = time.monotonic()
+    with out.open("a") as f:
+        for i, task in enumerate(tasks):
+            if task["id"] in done:
+                continue
+            row = {"id": task["id"], "qualm": live(backend, task, settings), "cursor": raw_stream(backend, task, settings, False)}
+            f.write(json.dumps(row) + "\n")
+            f.flush()
+            print(f"{i + 1}/{len(tasks)} {task['id']} {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
+
+
+# -- the conditions, offline -------------------------------------------------------------------------
+
+
+def qualm_rules(task: dict, raw: dict) -> tuple[str, str | None, list[list]]:
+    """qualm's completion from a raw stream: its stop rules token by token, then the healed
+    whitespace the model wrote again left out (qualm.engine.placement.PrefixTrimmer)."""
+    heal = raw["heal"]
+    end = CompletionEnd.at(task["document"], task["cursor"], heal, task["language"])
+    stream = TextStream((), ending=end)
+    for text, entropy, prob in raw["tokens"]:
+        if stream.push(text.encode(), TokenStats(-1, entropy, prob, ())):
+            break
+    stream.finish()
+    kept = stream.text
+    n = 0
+    while n < len(kept) and n < len(heal) and kept[n] == heal[n]:
+        n += 1
+    tokens = raw["tokens"][: len(stream.records)]
+    return kept[n:], stream.end_rule, tokens
+
+
+def indentation_of(document: str) -> str:
+    """The file's indentation unit, as an editor's settings would give it to Tabby."""
+    widths = Counter()
+    for line in document.split("\n"):
+        stripped = line.lstrip(" \t")
+        if stripped and line != stripped:
+            if line.startswith("\t"):
+                return "\t"
+            widths[len(line) - len(stripped)] += 1
+    if not widths:
+        return "    "
+    unit = min(widths)
+    return " " * (2 if unit == 2 or (widths[2] > widths[4]) else 4)
+
+
+def peer_result(name: str, task: dict, raw: dict) -> PeerResult:
+    ctx = PeerContext(task["document"][: task["cursor"]], task["document"][task["cursor"] :], task["language"])
+    text = "".join(t[0] for t in raw["tokens"])
+    if name == "llama.vscode":
+        # llama.vscode's own prompt leaves a cursor line of only whitespace out, so its model writes
+        # the indentation and the client strips it (remove_leading_spaces); R_cursor's prompt holds the
+        # indentation, so its output is given to the client as if the model had written it.
+        line_prefix = ctx.prefix[ctx.prefix.rfind("\n") + 1 :]
+        if line_prefix and not line_prefix.strip(" \t"):
+            text = line_prefix + text
+        return llama_vscode.finish(text, ctx)
+    if name == "continue":
+        return continue_dev.finish(text, ctx)
+    pieces = [t[0] for t in raw["tokens"]]
+    return tabby.finish(text, ctx, tokens=pieces, syntax=name == "tabby-syntax", indentation=indentation_of(task["document"]))
+
+
+def heal_of(task: dict) -> str:
+    """The whitespace before the cursor that qualm's prompt heals (qualm.engine.infill)."""
+    before = task["document"][: task["cursor"]]
+    return before[len(before.rstrip(" \t")) :]
+
+
+def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
+    """Every condition's inserted text, the suffix characters its edit replaces, its rule and tokens.
+    ``rescore``: qualm's recorded completion under today's stop rules."""
+    q = row["qualm"]
+    out: dict[str, dict] = {"qualm": {"text": q["text"], "replaced": 0, "rule": q["end_rule"], "tokens": q["tokens"]}}
+    if rescore:
+        # today's rules over the recorded completion: exact where they only cut earlier (greedy
+        # decoding gives the same tokens up to any cut); a rule that would go further cannot be replayed
+        text, rule, tokens = qualm_rules(task, {"heal": heal_of(task), "tokens": q["tokens"]})
+        if text != q["text"] and q["text"].startswith(text):
+            out["qualm"] = {"text": text, "replaced": 0, "rule": rule, "tokens": tokens}
+    text, rule, tokens = qualm_rules(task, row["cursor"])
+    out["qualm-cursor"] = {"text": text, "replaced": 0, "rule": rule, "tokens": tokens}
+    for name in PEERS:
+        r = peer_result(name, task, row["cursor"])
+        out[name] = {"text": r.text, "replaced": r.replaced, "rule": r.rule, "tokens": row["cursor"]["tokens"]}
+    return out
+
+
+def accepted_document(task: dict, c: dict) -> str:
+    d, k = task["document"], task["cursor"]
+    return d[:k] + c["text"] + d[k + c["replaced"] :]
+
+
+def inserted_part(task: dict, c: dict) -> str:
+    """The completion as the new text at the cursor: a peer's edit that rewrites the rest of the line
+    is compared without the characters it puts back."""
+    rest = task["document"][task["cursor"] : task["cursor"] + c["replaced"]]
+    return c["text"][: len(c["text"]) - len(rest)] if rest and c["text"].endswith(rest) else c["text"]
+
+
+def realcode_score(task: dict, c: dict) -> dict:
+    completion = inserted_part(task, c)
+    return {
+        "exact_match": realcode_metrics.exact_match(completion, task["truth"]),
+        "edit_similarity": realcode_metrics.edit_similarity(completion, task["truth"]),
+        "parses": realcode_metrics.text_parses(accepted_document(task, c), task["language"]),
+        "runs_on": realcode_metrics.runs_on(task["document"], task["cursor"], completion, task["truth"]),
+        "empty": realcode_metrics.empty(c["text"]),
+    }
+
+
+def humaneval_score(task: dict, c: dict) -> dict:
+    problem = infilling.problem_of(task["humaneval"])
+    label = official_label(problem, accepted_document(task, c))
+    completion = inserted_part(task, c)
+    return {
+        "passed": label.passed,
+        "runs_on": infilling.runs_on(completion, task["document"], task["cursor"]),
+        "parses": realcode_metrics.text_parses(accepted_document(task, c), "python"),
+        "empty": realcode_metrics.empty(c["text"]),
+    }
+
+
+# -- the report ------------------------------------------------------------------------------------
+
+
+def doubt(tokens: list[list], k: int = 5) -> tuple[float, float]:
+    """The completion's largest and Top-K token entropy (tokens with more than white space), as the
+    status bar shows them."""
+    e = sorted((t[1] for t in tokens if t[0].strip()), reverse=True)
+    return (e[0], float(np.mean(e[:k]))) if e else (0.0, 0.0)
+
+
+def bootstrap(values: Sequence[float], groups: Sequence[str]) -> tuple[float, float, float]:
+    return realcode_metrics.bootstrap_over_groups(values, groups)
+
+
+def auroc_interval(good: Sequence[bool], doubts: Sequence[float], groups: Sequence[str], resamples: int = 2000, seed: int = 0) -> tuple[float | None, float, float]:
+    """AUROC of the doubt for the bad outcome (``good`` False), 95 % interval by groups."""
+    labels, scores = good, doubts
+    a = auroc(list(labels), list(scores))  # qualm.evaluation.metrics.auroc: positive = correct, score = -doubt
+    names = sorted(set(groups))
+    by = {g: [i for i, x in enumerate(groups) if x == g] for g in names}
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(resamples):
+        idx = [i for j in rng.integers(0, len(names), len(names)) for i in by[names[j]]]
+        v = auroc([labels[i] for i in idx], [scores[i] for i in idx])
+        if v is not None:
+            values.append(v)
+    return a, float(np.percentile(values, 2.5)) if values else math.nan, float(np.percentile(values, 97.5)) if values else math.nan
+
+
+def report(args: argparse.Namespace) -> None:
+    tasks = {t["id"]: t for t in load_tasks(args.set, None, Path(args.tasks))}
+    rows = [json.loads(line) for p in args.rows for line in Path(p).read_text().splitlines() if line.strip()]
+    scored: dict[str, list[dict]] = {c: [] for c in CONDITIONS}
+    score: Callable[[dict, dict], dict] = realcode_score if args.set == "realcode" else humaneval_score
+    for row in rows:
+        task = tasks[row["id"]]
+        for name, c in conditions(task, row, not args.no_rescore).items():
+            scored[name].append({"id": row["id"], "group": task["group"], "language": task["language"], "situations": task.get("situations", []), "rule": c["rule"], "doubt": doubt(c["tokens"]), **score(task, c)})
+    metrics = ["exact_match", "edit_similarity", "parses", "runs_on", "empty"] if args.set == "realcode" else ["passed", "parses", "runs_on", "empty"]
+    groups = sorted({r["language"] for r in scored["qualm"]})
+    subsets: list[tuple[str, Callable[[dict], bool]]] = [("all", lambda r: True)]
+    if args.set == "realcode":
+        subsets += [(g, lambda r, g=g: r["language"] == g) for g in groups]
+        if {"javascript", "typescript"} & set(groups):
+            subsets.append(("javascript+typescript", lambda r: r["language"] in ("javascript", "typescript")))
+        for s in sorted({s for r in scored["qualm"] for s in r["situations"]}):
+            subsets.append((f"situation {s}", lambda r, s=s: s in r["situations"]))
+    print(f"# {args.set}: {len(rows)} tasks, {len({tasks[r['id']]['group'] for r in rows})} groups\n")
+    for title, keep in subsets:
+        picked = {c: [r for r in scored[c] if keep(r)] for c in CONDITIONS}
+        n = len(picked["qualm"])
+        if not n:
+            continue
+        g = [r["group"] for r in picked["qualm"]]
+        print(f"## {title}: {n} tasks, {len(set(g))} groups\n")
+        print("| condition | " + " | ".join(metrics) + " |")
+        print("|---|" + "---|" * len(metrics))
+        for c in CONDITIONS:
+            cells = []
+            for m in metrics:
+                mean, lo, hi = bootstrap([float(r[m]) for r in picked[c]], g)
+                cells.append(f"{mean:.3f} ({lo:.3f}-{hi:.3f})")
+            print(f"| {c} | " + " | ".join(cells) + " |")
+        for m in metrics[:2] if args.set == "realcode" else metrics[:1]:
+            best = max(PEERS, key=lambda p, m=m: float(np.mean([r[m] for r in picked[p]])))
+            diff = [float(a[m]) - float(b[m]) for a, b in zip(picked["qualm"], picked[best])]
+            mean, lo, hi = bootstrap(diff, g)
+            print(f"\nqualm - best peer ({best}) on {m}: {mean:+.3f} ({lo:+.3f} to {hi:+.3f})")
+        print()
+    q = scored["qualm"]
+    g = [r["group"] for r in q]
+    bad_label = "exact_match" if args.set == "realcode" else "passed"
+    print(f"## The doubt of qualm's completion: AUROC for '{'the first line is not what was written' if args.set == 'realcode' else 'the function fails'}'\n")
+    nonempty = [r for r in q if not r["empty"]]
+    for name, index in (("largest entropy", 0), ("Top-5 entropy", 1)):
+        a, lo, hi = auroc_interval([bool(r[bad_label]) for r in nonempty], [r["doubt"][index] for r in nonempty], [r["group"] for r in nonempty])
+        print(f"- {name}: {a:.3f} ({lo:.3f}-{hi:.3f}) over {len(nonempty)} non-empty completions" if a is not None else f"- {name}: one class only")
+    print("\n## What ended qualm's completions\n")
+    for rule, count in Counter(r["rule"] or "(model's end or token limit)" for r in q).most_common():
+        print(f"- {rule}: {count}")
+    print(f"\n{len(set(g))} groups; intervals: 95 % bootstrap over groups (packages or HumanEval problems), 2,000 resamples")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tasks", default=str(Path.home() / ".cache" / "qualm" / "realcode" / "tasks.jsonl"), help="the real-code tasks (benchmarks.completion.realcode build)")
+    sub = ap.add_subparsers(dest="command", required=True)
+    r = sub.add_parser("run")
+    r.add_argument("--set", choices=("realcode", "multi", "random"), required=True)
+    r.add_argument("--split", choices=("tune", "test"))
+    r.add_argument("--limit", type=int)
+    r.add_argument("--threads", type=int, help="the model's threads (default: every core)")
+    r.add_argument("--out", required=True)
+    p = sub.add_parser("report")
+    p.add_argument("rows", nargs="+")
+    p.add_argument("--set", choices=("realcode", "multi", "random"), required=True)
+    p.add_argument("--no-rescore", action="store_true", help="qualm's completions as recorded, not under today's stop rules")
+    args = ap.parse_args(argv)
+    {"run": run, "report": report}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

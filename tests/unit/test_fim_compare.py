@@ -1,0 +1,57 @@
+"""benchmarks.completion.fim_compare's offline half, without the model: the conditions derived from a
+recorded row (qualm's stop rules over a raw stream, the healed whitespace left out; each client's
+rules), how an edit that rewrites the rest of the line is accepted and scored, and the file's
+indentation as an editor would give it to Tabby."""
+
+from __future__ import annotations
+
+from benchmarks.completion import fim_compare as fc
+
+DOC = "def total(items):\n    t = 0\n    \n    return t\n"
+CURSOR = DOC.index("    \n") + 4
+TASK = {"id": "t", "group": "p", "document": DOC, "cursor": CURSOR, "language": "python", "filename": "total.py", "truth": "for x in items:\n        t += x"}
+
+
+def tokens(*pieces: str) -> list[list]:
+    return [[p, 0.5, 0.9] for p in pieces]
+
+
+def test_qualm_s_rules_over_a_raw_stream_leave_out_the_healed_whitespace():
+    raw = {"heal": "    ", "tokens": tokens("    for", " x", " in", " items", ":\n", "        t", " +=", " x", "\n", "    return", " t", "\n", "\n", "def", " other", "():\n")}
+    text, rule, kept = fc.qualm_rules(TASK, raw)
+    assert text == "for x in items:\n        t += x" and rule == "resumes"
+    assert "".join(t[0] for t in kept).startswith("    for x")
+
+
+def test_every_condition_comes_from_one_row():
+    row = {
+        "id": "t",
+        "qualm": {"text": "for x in items:\n        t += x", "end_rule": "resumes", "tokens": tokens("for", " x", " in", " items", ":\n", "        t", " +=", " x")},
+        "cursor": {"heal": "", "tokens": tokens("for", " x", " in", " items", ":\n", "        t", " +=", " x", "\n", "    return", " t", "\n")},
+    }
+    got = fc.conditions(TASK, row)
+    assert set(got) == set(fc.CONDITIONS)
+    assert got["qualm"]["text"] == got["qualm-cursor"]["text"] == "for x in items:\n        t += x"
+    for name in ("continue", "tabby", "tabby-syntax"):
+        assert "return t" not in got[name]["text"], name  # these stop before the code after the cursor
+    # llama.vscode relies on the model's end and llama-server's n_indent (a line less indented than
+    # the cursor's): `    return t` is as indented, so it is shown again, with the indentation the
+    # client strips from a whitespace-only cursor line put back on its first line
+    assert got["llama.vscode"]["text"] == "for x in items:\n        t += x\n    return t"
+    score = fc.realcode_score(TASK, got["qualm"])
+    assert score == {"exact_match": True, "edit_similarity": 1.0, "parses": True, "runs_on": False, "empty": False}
+
+
+def test_an_edit_that_rewrites_the_rest_of_the_line_is_accepted_as_the_editor_applies_it():
+    task = {**TASK, "document": "x = f(a, )\n", "cursor": 9, "truth": "b"}
+    c = {"text": "b)", "replaced": 1, "rule": None, "tokens": []}
+    assert fc.accepted_document(task, c) == "x = f(a, b)\n"
+    assert fc.inserted_part(task, c) == "b"
+    assert fc.realcode_score(task, c)["exact_match"]
+
+
+def test_the_indentation_an_editor_would_report():
+    assert fc.indentation_of("def f():\n    return 1\n") == "    "
+    assert fc.indentation_of("function f() {\n  if (x) {\n    y();\n  }\n}\n") == "  "
+    assert fc.indentation_of("def f():\n\treturn 1\n") == "\t"
+    assert fc.indentation_of("x = 1\n") == "    "
