@@ -52,6 +52,11 @@ from qualm.model.text_stream import TextStream, TokenStats
 from qualm.settings import Settings
 
 RAW_MAX_TOKENS = 128
+# Prompt windows tried against the shipped ones (editor.completion_prefix_tokens, _suffix_tokens):
+# qualm's completion as shipped but for the windows, run with ``run --variant NAME``.
+# "now": the shipped windows again, with the engine of the day (after a change of the stop rules that
+# lets a completion go further than the recorded one, which a rescore cannot replay).
+VARIANTS = {"narrow": (256, 64), "wide": (1024, 512), "now": (512, 128)}
 CONDITIONS = ("qualm", "qualm-cursor", "llama.vscode", "continue", "tabby", "tabby-syntax")
 PEERS = ("llama.vscode", "continue", "tabby", "tabby-syntax")
 SUFFIXES = {"python": "py", "javascript": "js", "typescript": "ts"}
@@ -123,7 +128,12 @@ def run(args: argparse.Namespace) -> None:
         for i, task in enumerate(tasks):
             if task["id"] in done:
                 continue
-            row = {"id": task["id"], "qualm": live(backend, task, settings), "cursor": raw_stream(backend, task, settings, False)}
+            if args.variant:
+                prefix, suffix = VARIANTS[args.variant]
+                windows = replace(settings, editor=replace(settings.editor, completion_prefix_tokens=prefix, completion_suffix_tokens=suffix))
+                row = {"id": task["id"], "variant": args.variant, "qualm": live(backend, task, windows)}
+            else:
+                row = {"id": task["id"], "qualm": live(backend, task, settings), "cursor": raw_stream(backend, task, settings, False)}
             f.write(json.dumps(row) + "\n")
             f.flush()
             print(f"{i + 1}/{len(tasks)} {task['id']} {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
@@ -196,7 +206,11 @@ def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
     if rescore:
         # today's rules over the recorded completion: exact where they only cut earlier (greedy
         # decoding gives the same tokens up to any cut); a rule that would go further cannot be replayed
-        text, rule, tokens = qualm_rules(task, {"heal": heal_of(task), "tokens": q["tokens"]})
+        # the recorded tokens are placed ones: the healed whitespace the model wrote is trimmed from
+        # them, so it is put back in front for the rules, which trim it again
+        heal = heal_of(task)
+        replay = [[heal + t[0], *t[1:]] if i == 0 else t for i, t in enumerate(q["tokens"])]
+        text, rule, tokens = qualm_rules(task, {"heal": heal, "tokens": replay})
         if text != q["text"] and q["text"].startswith(text):
             out["qualm"] = {"text": text, "replaced": 0, "rule": rule, "tokens": tokens}
     text, rule, tokens = qualm_rules(task, row["cursor"])
@@ -272,15 +286,48 @@ def auroc_interval(good: Sequence[bool], doubts: Sequence[float], groups: Sequen
     return a, float(np.percentile(values, 2.5)) if values else math.nan, float(np.percentile(values, 97.5)) if values else math.nan
 
 
+def doubt_combination(rows: list[dict], good: str, folds: int = 5) -> tuple[float, float, float, int] | None:
+    """Out-of-fold AUROC of a logistic regression on the completion's largest and Top-5 entropy,
+    its tokens and its lines, folds by group (package or problem), for the bad outcome."""
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    names = sorted({r["group"] for r in rows})
+    if len(names) < folds or len({bool(r[good]) for r in rows}) < 2:
+        return None
+    fold = {g: i % folds for i, g in enumerate(names)}
+    x = np.array([[r["doubt"][0], r["doubt"][1], r["tokens"], r["lines"]] for r in rows], dtype=float)
+    y = np.array([not r[good] for r in rows])
+    out = np.zeros(len(rows))
+    for f in range(folds):
+        train = np.array([fold[r["group"]] != f for r in rows])
+        if len(set(y[train])) < 2:
+            return None
+        model = make_pipeline(StandardScaler(), LogisticRegression()).fit(x[train], y[train])
+        out[~train] = model.predict_proba(x[~train])[:, 1]
+    a, lo, hi = auroc_interval([bool(r[good]) for r in rows], list(out), [r["group"] for r in rows])
+    return (a, lo, hi, folds) if a is not None else None
+
+
 def report(args: argparse.Namespace) -> None:
     tasks = {t["id"]: t for t in load_tasks(args.set, None, Path(args.tasks))}
-    rows = [json.loads(line) for p in args.rows for line in Path(p).read_text().splitlines() if line.strip()]
-    scored: dict[str, list[dict]] = {c: [] for c in CONDITIONS}
+    everything = [json.loads(line) for p in args.rows for line in Path(p).read_text().splitlines() if line.strip()]
+    rows = [r for r in everything if "variant" not in r]
+    variants = {(r["variant"], r["id"]): r for r in everything if "variant" in r}
+    names = sorted({v for v, _ in variants})
+    shown = [*CONDITIONS, *(f"qualm-{v}" for v in names)]
+    scored: dict[str, list[dict]] = {c: [] for c in shown}
     score: Callable[[dict, dict], dict] = realcode_score if args.set == "realcode" else humaneval_score
+    rows = [r for r in rows if all((v, r["id"]) in variants for v in names)]  # the tasks every condition has
     for row in rows:
         task = tasks[row["id"]]
-        for name, c in conditions(task, row, not args.no_rescore).items():
-            scored[name].append({"id": row["id"], "group": task["group"], "language": task["language"], "situations": task.get("situations", []), "rule": c["rule"], "doubt": doubt(c["tokens"]), **score(task, c)})
+        derived = conditions(task, row, not args.no_rescore)
+        for v in names:
+            derived[f"qualm-{v}"] = conditions(task, {**row, "qualm": variants[(v, row["id"])]["qualm"]}, not args.no_rescore)["qualm"]
+        for name, c in derived.items():
+            shape = {"tokens": sum(1 for t in c["tokens"] if t[0].strip()), "lines": c["text"].strip("\n").count("\n") + 1}
+            scored[name].append({"id": row["id"], "group": task["group"], "language": task["language"], "situations": task.get("situations", []), "rule": c["rule"], "doubt": doubt(c["tokens"]), **shape, **score(task, c)})
     metrics = ["exact_match", "edit_similarity", "parses", "runs_on", "empty"] if args.set == "realcode" else ["passed", "parses", "runs_on", "empty"]
     groups = sorted({r["language"] for r in scored["qualm"]})
     subsets: list[tuple[str, Callable[[dict], bool]]] = [("all", lambda r: True)]
@@ -292,7 +339,7 @@ def report(args: argparse.Namespace) -> None:
             subsets.append((f"situation {s}", lambda r, s=s: s in r["situations"]))
     print(f"# {args.set}: {len(rows)} tasks, {len({tasks[r['id']]['group'] for r in rows})} groups\n")
     for title, keep in subsets:
-        picked = {c: [r for r in scored[c] if keep(r)] for c in CONDITIONS}
+        picked = {c: [r for r in scored[c] if keep(r)] for c in shown}
         n = len(picked["qualm"])
         if not n:
             continue
@@ -300,7 +347,7 @@ def report(args: argparse.Namespace) -> None:
         print(f"## {title}: {n} tasks, {len(set(g))} groups\n")
         print("| condition | " + " | ".join(metrics) + " |")
         print("|---|" + "---|" * len(metrics))
-        for c in CONDITIONS:
+        for c in shown:
             cells = []
             for m in metrics:
                 mean, lo, hi = bootstrap([float(r[m]) for r in picked[c]], g)
@@ -320,6 +367,10 @@ def report(args: argparse.Namespace) -> None:
     for name, index in (("largest entropy", 0), ("Top-5 entropy", 1)):
         a, lo, hi = auroc_interval([bool(r[bad_label]) for r in nonempty], [r["doubt"][index] for r in nonempty], [r["group"] for r in nonempty])
         print(f"- {name}: {a:.3f} ({lo:.3f}-{hi:.3f}) over {len(nonempty)} non-empty completions" if a is not None else f"- {name}: one class only")
+    combined = doubt_combination(nonempty, bad_label)
+    if combined is not None:
+        a, lo, hi, n_folds = combined
+        print(f"- logistic combination of largest and Top-5 entropy, tokens and lines ({n_folds}-fold cross-validation by group, out-of-fold): {a:.3f} ({lo:.3f}-{hi:.3f})")
     print("\n## What ended qualm's completions\n")
     for rule, count in Counter(r["rule"] or "(model's end or token limit)" for r in q).most_common():
         print(f"- {rule}: {count}")
@@ -335,6 +386,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     r.add_argument("--split", choices=("tune", "test"))
     r.add_argument("--limit", type=int)
     r.add_argument("--threads", type=int, help="the model's threads (default: every core)")
+    r.add_argument("--variant", choices=sorted(VARIANTS), help="only qualm's completion, with these prompt windows")
     r.add_argument("--out", required=True)
     p = sub.add_parser("report")
     p.add_argument("rows", nargs="+")

@@ -47,7 +47,7 @@ def at_marker(text: str, language: str = "python") -> CompletionEnd:
 
 
 def parses_with(end: CompletionEnd, kept: str) -> bool:
-    return syntax_errors(end.before + kept + end.after, end.language) == 0
+    return syntax_errors(end.inserted(kept), end.language) == 0
 
 
 CLASS = '''class Stack:
@@ -241,3 +241,18 @@ def test_the_parse_check_looks_at_whole_statements_around_the_cursor_not_the_who
     end_rules = at_marker(text)
     _, kept, rule = stream(end_rules, lines("    for x in xs:\n        total += x\n    return total\n"))
     assert kept == "    for x in xs:\n        total += x" and rule == "resumes"
+
+
+def test_at_a_line_s_end_inside_open_brackets_the_rest_of_the_statement_is_written():
+    text = 'def make(item):\n    node = Node(\n        label=str(item["label"]),\n        metadata=dict(item.get("metadata", |\n    return node\n'
+    end = at_marker(text)
+    assert not end.multiline and end.open_brackets == 3
+    _, kept, rule = stream(end, lines('{})),\n    )\n    nodes.append(node)\n'))
+    assert kept == '{})),\n    )' and rule == "statement-end"
+    assert parses_with(end, kept)
+    # a new statement while the brackets are still open ends it before that statement
+    _, kept, rule = stream(end, lines('{}),\n    nodes.append(node)\n'))
+    assert kept.startswith("{})") and "append" not in kept and rule in ("block-end", "syntax")
+    # a line of arguments as indented as the cursor's goes on (it is not a new statement)
+    _, kept, rule = stream(end, lines('{})),\n        weight=1.0,\n    )\n    return node\n'))
+    assert kept == '{})),\n        weight=1.0,\n    )' and rule == "statement-end"

@@ -3,7 +3,11 @@
 The rules (asked after every token by ``model.text_stream.TextStream``; each cut names its rule,
 which the completion reports as ``end_rule``):
 
-* In the middle of a line, or at the end of a line with code before the cursor: one line.
+* In the middle of a line, or at the end of a line with code before the cursor: one line, except
+
+  - ``statement-end``: at a line's end inside brackets the statement opened before the cursor (the
+    rest of a call's arguments), the lines up to the one whose end closes them (``block-end`` where
+    a line as little indented as the statement's first begins while they are still open).
 
   - ``line-end``: what the model writes after the line's end is dropped, and so is a tail that
     repeats the rest of the line (the model writes ``x):`` where ``):`` already follows the cursor);
@@ -44,7 +48,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .completion_syntax import NO_BLOCK, CursorBlock, bracket_depths, cursor_syntax, first_unmatched_closer, indent_width, starts_js_definition, starts_python_definition, syntax_errors
+from .completion_syntax import (
+    NO_BLOCK,
+    CursorBlock,
+    bracket_depths,
+    cursor_syntax,
+    first_unmatched_closer,
+    indent_width,
+    starts_js_definition,
+    starts_python_definition,
+    syntax_errors,
+    unclosed_openers,
+)
 
 TAB_WIDTH = 4
 
@@ -69,6 +84,8 @@ class CompletionEnd:
     language: str = "python"
     block: CursorBlock = NO_BLOCK
     cursor_column: int = 0  # the cursor's column in the document: the model's healed whitespace is not inserted twice
+    open_brackets: int = 0  # brackets open at the cursor (strings and comments skipped): the statement goes on below
+    statement_indent: int = 0  # the indentation of the line that opened the outermost of them
     # the document before and after the cursor (whole statements around it), and the healed
     # whitespace, for the final parse check
     before: str = field(default="", repr=False, compare=False)
@@ -92,6 +109,7 @@ class CompletionEnd:
         column = len(written.expandtabs(TAB_WIDTH))
         syntax = cursor_syntax(text, offset, language)
         start, end = syntax.window
+        openers = unclosed_openers(text[start:offset], language)
         return cls(
             not before.strip() and not after.strip(),
             after.strip(),
@@ -101,6 +119,8 @@ class CompletionEnd:
             language,
             syntax.block,
             len(before.expandtabs(TAB_WIDTH)),
+            len(openers),
+            indent_width(text[text.rfind("\n", 0, start + openers[0]) + 1 : offset]) if openers else 0,
             text[start:offset],
             text[offset:end],
             heal,
@@ -109,6 +129,8 @@ class CompletionEnd:
     # -- the protocol of model.text_stream.Ending -------------------------------------------------
 
     def cut(self, text: str) -> EndCut | None:
+        if not self.multiline and self.open_brackets > 0 and not self.rest_of_line:
+            return self._statement_cut(text)
         if not self.multiline:
             closing = self._closes_rest(text)
             newline = text.find("\n")
@@ -140,7 +162,7 @@ class CompletionEnd:
                 kept, rule = closed, "unclosed"
         if not text[:kept].strip() or not self.before + self.after:
             return EndCut(kept, rule) if rule else None
-        whole = syntax_errors(self._inserted(text[:kept]), self.language)
+        whole = syntax_errors(self.inserted(text[:kept]), self.language)
         if not whole:  # None: no grammar for the language; 0: the file parses
             return EndCut(kept, rule) if rule else None
         # The file has errors with the completion: the longest start of it (or nothing) that leaves
@@ -148,12 +170,12 @@ class CompletionEnd:
         # then the whole completion is kept.
         best, fewest = kept, whole
         for point in [*self._cut_points(text[:kept]), 0]:
-            errors = syntax_errors(self._inserted(text[:point]), self.language)
+            errors = syntax_errors(self.inserted(text[:point]), self.language)
             if errors is not None and errors < fewest:
                 best, fewest = point, errors
         return EndCut(best, "syntax") if best < kept else (EndCut(kept, rule) if rule else None)
 
-    def _inserted(self, text: str) -> str:
+    def inserted(self, text: str) -> str:
         """The document with the model's ``text`` inserted as the editor inserts it: without what it
         wrote again of the healed whitespace (``qualm.engine.placement.PrefixTrimmer``)."""
         n = 0
@@ -176,6 +198,22 @@ class CompletionEnd:
         if not self.rest_of_line or self.rest_of_line[0] not in ")]}":
             return None
         return first_unmatched_closer(text.split("\n", 1)[0], self.language)
+
+    def _statement_cut(self, text: str) -> EndCut | None:
+        """At a line's end inside brackets the statement opened before the cursor (the rest of a
+        call's arguments): the lines up to the one whose end closes them."""
+        depths = bracket_depths(text, self.language)
+        pos = 0
+        for i, line in enumerate(text.split("\n")[:-1]):  # the complete lines
+            content = line.strip()
+            if i > 0 and content.startswith("```"):
+                return EndCut(_trimmed(text, pos), "fence")
+            if i > 0 and content and depths[i] > -self.open_brackets and indent_width(line) <= self.statement_indent and content[0] not in ")]}":
+                return EndCut(_trimmed(text, pos), "block-end")  # a new statement while the brackets are still open
+            if depths[i + 1] <= -self.open_brackets:
+                return EndCut(len(text[: pos + len(line)].rstrip()), "statement-end")
+            pos += len(line) + 1
+        return None
 
     # -- several lines ----------------------------------------------------------------------------
 

@@ -16,7 +16,9 @@
 
 from __future__ import annotations
 
+import ast
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -59,10 +61,24 @@ def _parse(text: str, language: str) -> tree_sitter.Tree | None:
 
 
 def syntax_errors(text: str, language: str) -> int | None:
-    """ERROR and MISSING nodes in ``text``'s parse (None: no grammar for the language)."""
+    """ERROR and MISSING nodes in ``text``'s parse (None: no grammar for the language), and for
+    Python one more where Python's own parser refuses the text: tree-sitter's grammar does not check
+    indentation (a body indented under nothing, a header with no body), which ``ast`` does."""
     tree = _parse(text, language)
     if tree is None:
         return None
+    return _error_nodes(tree) + (1 if language == "python" and not _python_parses(text) else 0)
+
+
+def _python_parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+    except (SyntaxError, ValueError):  # ValueError: a NUL byte
+        return False
+    return True
+
+
+def _error_nodes(tree: tree_sitter.Tree) -> int:
     count = 0
     cursor = tree.walk()
     visited_children = False
@@ -197,24 +213,23 @@ def _brace_block(text: str, offset: int, cursor_indent: int, tree: tree_sitter.T
     return CursorBlock(None, innermost or ("module" if cursor_indent == 0 else "statement"), cursor_indent)
 
 
-def bracket_depths(text: str, language: str) -> list[int]:
-    """The bracket depth at the start of each line of ``text`` and, last, at its end, counted from 0
-    at its start (negative: it closed brackets opened before it); strings and comments skipped."""
-    depths = [0]
-    depth = 0
+def _code_events(text: str, language: str) -> Iterator[tuple[int, str]]:
+    """The line breaks and brackets of ``text`` outside strings and comments, as (index, character);
+    a line break inside a string or comment comes too (lines are counted the same)."""
     i, n = 0, len(text)
     python = language == "python"
     while i < n:
         ch = text[i]
-        if ch == "\n":
-            depths.append(depth)
+        if ch == "\n" or ch in OPENERS or ch in CLOSERS:
+            yield i, ch
         elif (python and ch == "#") or (not python and text.startswith("//", i)):
             end = text.find("\n", i)
             i = n if end < 0 else end
             continue
         elif not python and text.startswith("/*", i):
             end = text.find("*/", i + 2)
-            depths.extend([depth] * text.count("\n", i, n if end < 0 else end))
+            stop = n if end < 0 else end
+            yield from ((k, "\n") for k in range(i, stop) if text[k] == "\n")
             i = n if end < 0 else end + 2
             continue
         elif ch in "'\"" or (not python and ch == "`"):
@@ -226,16 +241,37 @@ def bracket_depths(text: str, language: str) -> list[int]:
                 elif text[j] == "\n" and len(quote) == 1 and ch != "`":
                     break  # an unclosed one-line string ends at the line's end
                 j += 1
-            depths.extend([depth] * text.count("\n", i, min(j, n)))
+            yield from ((k, "\n") for k in range(i, min(j, n)) if text[k] == "\n")
             i = j + len(quote) if j < n and text.startswith(quote, j) else j
             continue
+        i += 1
+
+
+def bracket_depths(text: str, language: str) -> list[int]:
+    """The bracket depth at the start of each line of ``text`` and, last, at its end, counted from 0
+    at its start (negative: it closed brackets opened before it); strings and comments skipped."""
+    depths = [0]
+    depth = 0
+    for _, ch in _code_events(text, language):
+        if ch == "\n":
+            depths.append(depth)
         elif ch in OPENERS:
             depth += 1
-        elif ch in CLOSERS:
+        else:
             depth -= 1
-        i += 1
     depths.append(depth)
     return depths
+
+
+def unclosed_openers(text: str, language: str) -> list[int]:
+    """The indices of the brackets of ``text`` still open at its end, outermost first."""
+    stack: list[int] = []
+    for i, ch in _code_events(text, language):
+        if ch in OPENERS:
+            stack.append(i)
+        elif ch in CLOSERS and stack:
+            stack.pop()
+    return stack
 
 
 def starts_python_definition(content: str) -> bool:
