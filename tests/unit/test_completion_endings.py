@@ -256,3 +256,13 @@ def test_at_a_line_s_end_inside_open_brackets_the_rest_of_the_statement_is_writt
     # a line of arguments as indented as the cursor's goes on (it is not a new statement)
     _, kept, rule = stream(end, lines('{})),\n        weight=1.0,\n    )\n    return node\n'))
     assert kept == '{})),\n        weight=1.0,\n    )' and rule == "statement-end"
+
+
+def test_in_javascript_only_the_statement_s_own_brackets_count_not_the_blocks_around_it():
+    text = "function save(ctx, current) {\n  const apply = (updated) => {\n    const next = { ...current, items: [1, 2] };\n    ctx.setDraft(|\n  };\n  return apply;\n}\n"
+    end = at_marker(text, "javascript")
+    assert end.open_brackets == 1 and not end.multiline
+    _, kept, rule = stream(end, lines("next);\n    done();\n  };\n  return apply;\n"))
+    assert kept == "next);" and rule == "statement-end"
+    inside_object = at_marker("const config = {\n  name: compute(|\n};\n", "javascript")
+    assert inside_object.open_brackets == 2  # the object literal's { and the call's (

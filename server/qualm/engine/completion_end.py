@@ -57,8 +57,8 @@ from .completion_syntax import (
     indent_width,
     starts_js_definition,
     starts_python_definition,
+    statement_openers,
     syntax_errors,
-    unclosed_openers,
 )
 
 TAB_WIDTH = 4
@@ -109,7 +109,7 @@ class CompletionEnd:
         column = len(written.expandtabs(TAB_WIDTH))
         syntax = cursor_syntax(text, offset, language)
         start, end = syntax.window
-        openers = unclosed_openers(text[start:offset], language)
+        openers = statement_openers(text[start:offset], language)
         return cls(
             not before.strip() and not after.strip(),
             after.strip(),

@@ -274,6 +274,26 @@ def unclosed_openers(text: str, language: str) -> list[int]:
     return stack
 
 
+# What stands before an object literal's `{` in JavaScript (a block's `{` follows `)`, `=>`, `else`...)
+_VALUE_BEFORE = re.compile(r"(?:[=:(,\[?!&|]|\breturn|\byield|\bawait|\?\?)\s*$")
+
+
+def statement_openers(text: str, language: str) -> list[int]:
+    """The brackets of ``text`` still open at its end that belong to the statement being written:
+    every one in Python (its blocks are not brackets); in JavaScript and TypeScript those inside the
+    innermost block's ``{`` (a ``{`` after ``=``, ``:``, ``(``, ``,``, ``return``... is an object
+    literal and counts)."""
+    openers = unclosed_openers(text, language)
+    if language == "python":
+        return openers
+    kept: list[int] = []
+    for i in reversed(openers):
+        if text[i] == "{" and not _VALUE_BEFORE.search(text[max(0, i - 40) : i]):
+            break
+        kept.append(i)
+    return kept[::-1]
+
+
 def starts_python_definition(content: str) -> bool:
     return bool(PYTHON_DEFINITION.match(content))
 
