@@ -52,6 +52,7 @@ from qualm.model.text_stream import TextStream, TokenStats
 from qualm.settings import Settings
 
 RAW_MAX_TOKENS = 128
+HEAL_POLICY = "indentation"  # what qualm's prompt heals today (qualm.engine.infill); recorded in each row
 # Prompt windows tried against the shipped ones (editor.completion_prefix_tokens, _suffix_tokens):
 # qualm's completion as shipped but for the windows, run with ``run --variant NAME``.
 # "now": the shipped windows again, with the engine of the day (after a change of the stop rules that
@@ -131,9 +132,9 @@ def run(args: argparse.Namespace) -> None:
             if args.variant:
                 prefix, suffix = VARIANTS[args.variant]
                 windows = replace(settings, editor=replace(settings.editor, completion_prefix_tokens=prefix, completion_suffix_tokens=suffix))
-                row = {"id": task["id"], "variant": args.variant, "qualm": live(backend, task, windows)}
+                row = {"id": task["id"], "variant": args.variant, "heal": HEAL_POLICY, "qualm": live(backend, task, windows)}
             else:
-                row = {"id": task["id"], "qualm": live(backend, task, settings), "cursor": raw_stream(backend, task, settings, False)}
+                row = {"id": task["id"], "heal": HEAL_POLICY, "qualm": live(backend, task, settings), "cursor": raw_stream(backend, task, settings, False)}
             f.write(json.dumps(row) + "\n")
             f.flush()
             print(f"{i + 1}/{len(tasks)} {task['id']} {time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
@@ -193,9 +194,10 @@ def peer_result(name: str, task: dict, raw: dict) -> PeerResult:
 
 
 def heal_of(task: dict) -> str:
-    """The whitespace before the cursor that qualm's prompt heals (qualm.engine.infill)."""
-    before = task["document"][: task["cursor"]]
-    return before[len(before.rstrip(" \t")) :]
+    """The whitespace before the cursor that qualm's prompt heals (qualm.engine.infill): a line's
+    indentation, nothing in the middle of a line."""
+    line = task_line_prefix(task)
+    return "" if line.strip() else line
 
 
 def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
@@ -203,6 +205,13 @@ def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
     ``rescore``: qualm's recorded completion under today's stop rules."""
     q = row["qualm"]
     out: dict[str, dict] = {"qualm": {"text": q["text"], "replaced": 0, "rule": q["end_rule"], "tokens": q["tokens"]}}
+    text, rule, tokens = qualm_rules(task, row["cursor"])
+    out["qualm-cursor"] = {"text": text, "replaced": 0, "rule": rule, "tokens": tokens}
+    if row.get("heal") != HEAL_POLICY and task_line_prefix(task).strip():
+        # recorded when qualm healed the whitespace before the cursor mid-line too; today it heals
+        # only a line's indentation, so mid-line its completion is R_cursor under its rules
+        out["qualm"] = out["qualm-cursor"]
+        return out | {name: peer_condition(name, task, row) for name in PEERS}
     if rescore:
         # today's rules over the recorded completion: exact where they only cut earlier (greedy
         # decoding gives the same tokens up to any cut); a rule that would go further cannot be replayed
@@ -213,12 +222,17 @@ def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
         text, rule, tokens = qualm_rules(task, {"heal": heal, "tokens": replay})
         if text != q["text"] and q["text"].startswith(text):
             out["qualm"] = {"text": text, "replaced": 0, "rule": rule, "tokens": tokens}
-    text, rule, tokens = qualm_rules(task, row["cursor"])
-    out["qualm-cursor"] = {"text": text, "replaced": 0, "rule": rule, "tokens": tokens}
-    for name in PEERS:
-        r = peer_result(name, task, row["cursor"])
-        out[name] = {"text": r.text, "replaced": r.replaced, "rule": r.rule, "tokens": row["cursor"]["tokens"]}
-    return out
+    return out | {name: peer_condition(name, task, row) for name in PEERS}
+
+
+def peer_condition(name: str, task: dict, row: dict) -> dict:
+    r = peer_result(name, task, row["cursor"])
+    return {"text": r.text, "replaced": r.replaced, "rule": r.rule, "tokens": row["cursor"]["tokens"]}
+
+
+def task_line_prefix(task: dict) -> str:
+    before = task["document"][: task["cursor"]]
+    return before[before.rfind("\n") + 1 :]
 
 
 def accepted_document(task: dict, c: dict) -> str:
@@ -324,7 +338,8 @@ def report(args: argparse.Namespace) -> None:
         task = tasks[row["id"]]
         derived = conditions(task, row, not args.no_rescore)
         for v in names:
-            derived[f"qualm-{v}"] = conditions(task, {**row, "qualm": variants[(v, row["id"])]["qualm"]}, not args.no_rescore)["qualm"]
+            variant = variants[(v, row["id"])]
+            derived[f"qualm-{v}"] = conditions(task, {**row, "qualm": variant["qualm"], "heal": variant.get("heal")}, not args.no_rescore)["qualm"]
         for name, c in derived.items():
             shape = {"tokens": sum(1 for t in c["tokens"] if t[0].strip()), "lines": c["text"].strip("\n").count("\n") + 1}
             scored[name].append({"id": row["id"], "group": task["group"], "language": task["language"], "situations": task.get("situations", []), "rule": c["rule"], "doubt": doubt(c["tokens"]), **shape, **score(task, c)})

@@ -119,3 +119,11 @@ def test_context_comes_from_other_documents_latest_edits_first():
     assert "a50" in chunks[0].text and "a10" not in chunks[0].text
     fitted = fit_chunks(chunks, 30, len)
     assert sum(len(c.filename) + 1 + len(c.text) for c in fitted) <= 30 + 1
+
+
+def test_in_the_middle_of_a_line_the_prompt_ends_at_the_cursor_spaces_included():
+    text = "def f(x):\n    return x + \n"
+    at = text.index("+ ") + 2
+    ctx = infill_context(text, at, InfillBudget(512, 128, 0), len)
+    assert ctx.heal == "" and ctx.prompt.prefix.endswith("return x + ")
+    assert infill_context(text, at, InfillBudget(512, 128, 0), len, heal=False).prompt.prefix.endswith("return x + ")

@@ -45,11 +45,15 @@ def infill_context(
     language: str = "python",
     heal: bool = True,
 ) -> InfillContext:
-    """The FIM prompt at ``offset``. ``heal``: leave the whitespace before the cursor out of the
-    prompt (the model writes it again, as one token with what follows); False ends the prefix at the
-    cursor, as other FIM clients do (the benchmarks compare the two)."""
+    """The FIM prompt at ``offset``. ``heal``: where the cursor's line holds only whitespace before
+    the cursor, leave that indentation out of the prompt (the model writes it again, as one token
+    with what follows); in the middle of a line the prefix ends at the cursor, spaces included. On
+    the real-code benchmark's tune part healing the indentation was worth +0.013 edit similarity at
+    the start of a line, and healing mid-line cost -0.052 pass@1 on HumanEval's random spans
+    (results/realcode-completion). False never heals (the benchmarks compare)."""
     before, after = text[:offset], text[offset:]
-    kept = before.rstrip(" \t") if heal else before
+    line_before = before[before.rfind("\n") + 1 :]
+    kept = before.rstrip(" \t") if heal and not line_before.strip() else before
     heal = before[len(kept) :]
     prefix_lines = kept.split("\n")  # the last one is the cursor's line up to the cursor
     start = _prefix_start(prefix_lines, budget.prefix, count_tokens)
