@@ -25,7 +25,6 @@ each registry's packages tune, the rest test), before anyone looks at results
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import io
 import json
@@ -47,7 +46,7 @@ from pathlib import Path, PurePosixPath
 
 import tree_sitter
 
-from benchmarks.completion.realcode_metrics import PYTHON_VERSION, parse_tree, tree_has_error
+from benchmarks.completion.realcode_metrics import parse_tree, text_parses
 
 MANIFEST = Path(__file__).with_name("realcode_packages.json")
 DEFAULT_CACHE = Path(os.environ.get("QUALM_REALCODE_CACHE", Path.home() / ".cache" / "qualm" / "realcode"))
@@ -225,13 +224,8 @@ def node_check(text: str, module: bool) -> bool:
 
 def source_parses(text: str, language: str, tree: tree_sitter.Tree | None = None) -> bool:
     tree = tree or parse_tree(text, language)
-    if tree_has_error(tree):
+    if not text_parses(text, language, tree):
         return False
-    if language == "python":
-        try:
-            ast.parse(text, feature_version=PYTHON_VERSION)
-        except (SyntaxError, ValueError):
-            return False
     if language == "javascript":
         return node_check(text, uses_module_syntax(tree))
     return True

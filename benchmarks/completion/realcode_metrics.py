@@ -65,9 +65,10 @@ def tree_has_error(tree: tree_sitter.Tree) -> bool:
     return tree.root_node.has_error  # true where the node or any node under it is ERROR or MISSING
 
 
-def text_parses(text: str, language: str) -> bool:
-    """tree-sitter finds no error; for Python ``ast.parse`` accepts it too."""
-    if tree_has_error(parse_tree(text, language)):
+def text_parses(text: str, language: str, tree: tree_sitter.Tree | None = None) -> bool:
+    """tree-sitter finds no error (in ``tree``, when the caller parsed it already); for Python
+    ``ast.parse`` accepts it too."""
+    if tree_has_error(tree or parse_tree(text, language)):
         return False
     if language == "python":
         try:
