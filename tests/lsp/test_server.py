@@ -85,7 +85,7 @@ def test_complete_streams_tokens_and_an_accepted_completion_gets_marks():
         result = await s.client.protocol.send_request_async("qualm/complete", params)
         text = result.text
         assert "return" in text
-        assert set(result._fields) == {"text", "tokens", "stopReason", "model", "seconds", "function", "promptKind", "doubt", "firstTokenSeconds"}  # no trace id to send back
+        assert set(result._fields) == {"text", "tokens", "stopReason", "endRule", "model", "seconds", "function", "promptKind", "doubt", "firstTokenSeconds"}  # no trace id to send back
         assert result.promptKind == "chat" and result.doubt.level in ("confident", "low", "medium", "high")
         streamed = "".join(p["text"] for p in s.partials)
         assert streamed == text  # the partial results are the completion, token by token
