@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 
 from .completion_syntax import (
     NO_BLOCK,
+    TAB_WIDTH,
     CursorBlock,
     bracket_depths,
     cursor_syntax,
@@ -60,8 +61,6 @@ from .completion_syntax import (
     statement_openers,
     syntax_errors,
 )
-
-TAB_WIDTH = 4
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ import tree_sitter
 import tree_sitter_python
 
 from ..lang.javascript.syntax import grammar as js_grammar
+from ..lang.python.source import parses as python_parses
 
 TAB_WIDTH = 4
 PYTHON_DEFINITION = re.compile(r"(async\s+def|def|class)\b")
@@ -67,15 +67,7 @@ def syntax_errors(text: str, language: str) -> int | None:
     tree = _parse(text, language)
     if tree is None:
         return None
-    return _error_nodes(tree) + (1 if language == "python" and not _python_parses(text) else 0)
-
-
-def _python_parses(text: str) -> bool:
-    try:
-        ast.parse(text)
-    except (SyntaxError, ValueError):  # ValueError: a NUL byte
-        return False
-    return True
+    return _error_nodes(tree) + (1 if language == "python" and not python_parses(text) else 0)
 
 
 def _error_nodes(tree: tree_sitter.Tree) -> int:
@@ -305,7 +297,12 @@ def starts_js_definition(content: str) -> bool:
 def first_unmatched_closer(line: str, language: str) -> int | None:
     """The index of the first bracket in ``line`` that closes one opened before it (strings and
     comments skipped), else None."""
-    for i, ch in enumerate(line):
-        if ch in CLOSERS and bracket_depths(line[: i + 1], language)[-1] < 0:
-            return i
+    depth = 0
+    for i, ch in _code_events(line, language):
+        if ch in OPENERS:
+            depth += 1
+        elif ch in CLOSERS:
+            depth -= 1
+            if depth < 0:
+                return i
     return None
