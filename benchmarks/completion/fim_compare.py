@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> None:
             if args.variant:
                 prefix, suffix = VARIANTS[args.variant]
                 windows = replace(settings, editor=replace(settings.editor, completion_prefix_tokens=prefix, completion_suffix_tokens=suffix))
-                row = {"id": task["id"], "variant": args.variant, "heal": HEAL_POLICY, "qualm": live(backend, task, windows)}
+                row = {"id": task["id"], "variant": args.label or args.variant, "windows": args.variant, "heal": HEAL_POLICY, "qualm": live(backend, task, windows)}
             else:
                 row = {"id": task["id"], "heal": HEAL_POLICY, "qualm": live(backend, task, settings), "cursor": raw_stream(backend, task, settings, False)}
             f.write(json.dumps(row) + "\n")
@@ -402,6 +402,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     r.add_argument("--limit", type=int)
     r.add_argument("--threads", type=int, help="the model's threads (default: every core)")
     r.add_argument("--variant", choices=sorted(VARIANTS), help="only qualm's completion, with these prompt windows")
+    r.add_argument("--label", help="with --variant: the condition's name in the report, qualm-LABEL (default: the variant's name)")
     r.add_argument("--out", required=True)
     p = sub.add_parser("report")
     p.add_argument("rows", nargs="+")
