@@ -59,7 +59,13 @@ class LeadIndex:
             mask = ~self.blank_start
         else:
             mask = np.zeros(len(self.blank_start), dtype=bool)
-            for n in range(1, len(left) + 1):  # tokens that are a start of what is left
+            # tokens that are a start of what is left; all of it only where it ends in a tab: the
+            # model's tokenizer writes a run of spaces before a word or a bracket as the run less
+            # one space, then the word with that space (Qwen2's pre-tokenizer), so a token of every
+            # space would leave the model where its training never was (it then mostly ends: the
+            # tune part's completions came back empty where "            print(" was written)
+            whole = 0 if left.endswith(b" ") else 1
+            for n in range(1, len(left) + whole):
                 ids = self.pure.get(left[:n])
                 if ids is not None:
                     mask[ids] = True

@@ -161,6 +161,7 @@ class LlamaCppBackend:
                 gpu=gpu_layers != 0 and bool(lc.llama_supports_gpu_offload()),
                 max_alternatives=20,
                 infill=self._fim.usable,
+                lead=True,
             ),
             context_length=self._n_ctx,
             vocab_size=self.n_vocab,
