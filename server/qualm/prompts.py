@@ -113,16 +113,13 @@ class InfillPrompt:
 
     Backends render it with the model's own FIM tokens (``qualm.model.fim``): ``extra`` chunks in
     the repository pattern where the model has one, then prefix, suffix and the middle marker.
-    ``ending`` (``qualm.engine.completion_end``) decides where the middle stops. ``lead``: the text
-    the middle must begin with (the indentation the prefix leaves out, ``qualm.engine.infill``); a
-    backend that can constrain decoding keeps to it (``qualm.model.lead``), others leave it to the model."""
+    ``ending`` (``qualm.engine.completion_end``) decides where the middle stops."""
 
     prefix: str
     suffix: str
     extra: tuple[ContextChunk, ...] = ()
     filename: str = ""  # the document's name as the model sees it (repository pattern)
     ending: Any = None  # a text_stream.Ending; Any here so prompts import nothing of the model layer
-    lead: str = ""
     name: str = "infill"
     stop: tuple[str, ...] = ()
     ends: Callable[[str], int | None] | None = None

@@ -135,8 +135,7 @@ def complete(
     e = settings.editor
     if kind == "fim":
         budget = InfillBudget(e.completion_prefix_tokens, e.completion_suffix_tokens, e.completion_context_tokens)
-        heal = backend.info.capabilities.lead  # a shared server cannot keep the healed indentation
-        fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context, document.language.name, heal=heal)
+        fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context, document.language.name)
         prompt, heal, indent = fim.prompt, fim.heal, ""
         shown = tuple(dict.fromkeys(c.filename for c in fim.prompt.extra))
     else:

@@ -67,7 +67,6 @@ def infill_context(
         extra=fit_chunks(extra, budget.context, count_tokens),
         filename=filename,
         ending=CompletionEnd.at(text, offset, heal, language),
-        lead=heal,
     )
     cursor_line = len(prefix_lines) - 1
     return InfillContext(prompt, heal, start, cursor_line + end)

@@ -72,9 +72,6 @@ class Capabilities:
     remote: bool = False  # the model runs on an inference server (``gpu`` then unknown here)
     # generate() takes an InfillPrompt: the model has fill-in-the-middle tokens (qualm.model.fim)
     infill: bool = False
-    # generate() keeps an InfillPrompt's ``lead`` (qualm.model.lead); without it the FIM prompt
-    # ends at the cursor, indentation included, and nothing is healed
-    lead: bool = False
 
     def describe(self) -> str:
         words = [

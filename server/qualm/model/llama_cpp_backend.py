@@ -27,7 +27,6 @@ from . import fim
 from .backend import CancelToken, Capabilities, GenerationOptions, ModelInfo, ModelRuntimeError, OnToken, generated_trace
 from .files import ModelFileError, resolve_model_path
 from .identity import gguf_identity
-from .lead import LeadIndex, constrained
 from .text_stream import TextStream, TokenStats
 
 log = logging.getLogger("qualm.model")
@@ -140,7 +139,6 @@ class LlamaCppBackend:
         self._score_chunk = max(1, min(settings.score_batch, _MAX_SCORE_CHUNK, self._main.n_batch))
         self._piece_buf = ctypes.create_string_buffer(256)
         self._pieces: dict[int, bytes] = {}
-        self._leads: LeadIndex | None = None  # built on the first completion that needs it
         self._add_bos = bool(lc.llama_vocab_get_add_bos(self._vocab))
         # qualm.model.chat_template replaces the GGUF's own template (for example a user turn alone,
         # without the default system turn Qwen's template adds).
@@ -161,7 +159,6 @@ class LlamaCppBackend:
                 gpu=gpu_layers != 0 and bool(lc.llama_supports_gpu_offload()),
                 max_alternatives=20,
                 infill=self._fim.usable,
-                lead=True,
             ),
             context_length=self._n_ctx,
             vocab_size=self.n_vocab,
@@ -245,18 +242,6 @@ class LlamaCppBackend:
 
     def _token_text(self, token_id: int) -> str:
         return self.piece(token_id).decode("utf-8", "replace")
-
-    def _lead_index(self) -> LeadIndex:
-        if self._leads is None:
-            buf = self._piece_buf
-
-            def raw(i: int) -> bytes:  # not through piece(): its cache would hold the whole vocabulary
-                n = self._lc.llama_token_to_piece(self._vocab, i, buf, len(buf), 0, False)
-                return buf.raw[: max(n, 0)]
-
-            ends = (i for i in range(self.n_vocab) if self._lc.llama_vocab_is_eog(self._vocab, i))
-            self._leads = LeadIndex.of((raw(i) for i in range(self.n_vocab)), ends)
-        return self._leads
 
     # -- prompts -----------------------------------------------------------------------------
 
@@ -360,21 +345,16 @@ class LlamaCppBackend:
             self._cached = list(ptoks)  # what the main cache holds (generate's tokens follow)
             pos = len(ptoks)
             first_token_s: float | None = None
-            lead = prompt.lead.encode() if isinstance(prompt, InfillPrompt) else b""
-            written = b""  # while it may still be a start of ``lead``
             for _ in range(max_tokens):
                 if cancel is not None and cancel.cancelled:
                     stop_reason = "cancelled"
                     break
-                mask = self._lead_index().allowed(lead, written) if lead and len(written) <= len(lead) else None
-                stats = self._stats(meter, constrained(self._logits(-1), mask), sampler)
+                stats = self._stats(meter, self._logits(-1), sampler)
                 if first_token_s is None:
                     first_token_s = time.perf_counter() - t0
                 if self._lc.llama_vocab_is_eog(self._vocab, stats.token_id):
                     stop_reason = "eos"
                     break
-                if len(written) <= len(lead):
-                    written += self.piece(stats.token_id)
                 if stream.push(self.piece(stats.token_id), stats):
                     stop_reason = stream.stop_kind
                     break

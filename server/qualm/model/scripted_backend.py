@@ -100,7 +100,7 @@ class ScriptedBackend:
             name=self._script.name,
             identity=ModelIdentity("scripted", digest, self._script.name, str(path)),
             backend="scripted",
-            capabilities=Capabilities(exact_entropy=True, teacher_forcing=True, parallel_sequences=False, gpu=False, max_alternatives=20, infill=self._script.fim, lead=self._script.fim),  # a script's FIM answers write the healed indentation as a constrained model does
+            capabilities=Capabilities(exact_entropy=True, teacher_forcing=True, parallel_sequences=False, gpu=False, max_alternatives=20, infill=self._script.fim),
             context_length=1 << 20,
             vocab_size=VOCAB_SIZE,
             details=(("script", str(path)),),
