@@ -108,6 +108,7 @@ def live(backend, task: dict, settings: Settings) -> dict:
     return {
         "text": c.text,
         "end_rule": c.end_rule,
+        "attempts": c.attempts,
         "stop_reason": c.stop_reason,
         "seconds": round(c.seconds, 3),
         "first_token_seconds": c.first_token_seconds,

@@ -7,6 +7,7 @@
 
 import * as vscode from "vscode";
 import { Debouncer } from "./debounce";
+import { withPartial } from "./partial";
 import { AcceptedNotification, CompletePartial, CompleteProgress, CompleteRequest, CompleteResult, CompletionDoubt, TokenJson } from "./protocol";
 import { QualmClient } from "./client";
 import { ClientSettings } from "./settings";
@@ -117,8 +118,7 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
     this.current = s;
     const sub = client.onProgress(CompleteProgress, partialResultToken, (part: CompletePartial) => {
       if (s.done) return;
-      s.text += part.text;
-      s.tokens.push(...part.tokens);
+      ({ text: s.text, tokens: s.tokens } = withPartial(s, part));
       if (part.doubt !== undefined) s.doubt = part.doubt;
       if (s.text) gotText();
       this.emitter.fire({ kind: "text", stream: s });

@@ -70,6 +70,8 @@ export interface TokensPartial {
 export interface CompletePartial extends TokensPartial {
   /** The running doubt of all the tokens so far (not only this piece's). */
   doubt?: CompletionDoubt | null;
+  /** The text and tokens sent so far are withdrawn: the completion is asked again (this piece is empty). */
+  restart?: boolean;
 }
 
 export const CompleteRequest = new RequestType<CompleteParams, CompleteResult, void>("qualm/complete");

@@ -11,12 +11,12 @@ the Top-K entropy of its tokens and their least probability (docs/completion.md)
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from ..levels import Level, level_of
 from ..model import CancelToken, GenerationOptions, ModelBackend, ModelRuntimeError
-from ..prompts import ContextChunk
+from ..prompts import ChatPrompt, ContextChunk, InfillPrompt
 from ..settings import Settings
 from ..trace import Trace
 from .document import Document
@@ -73,6 +73,8 @@ class Completion:
     prompt: str = ""  # the text the model saw (FIM markers included)
     context_files: tuple[str, ...] = ()  # the other documents whose chunks the FIM prompt showed
     end_rule: str | None = None  # the stop rule that cut the text (qualm.engine.completion_end), None: none did
+    prompt_healed: bool = False  # the FIM prompt left the cursor line's indentation out (the model wrote it)
+    attempts: int = 1  # 2: the healed prompt's completion was empty and it was asked again from the cursor
 
     @classmethod
     def of(cls, offset: int, tokens: tuple[PlacedToken, ...], function: str | None, trace: Trace, seconds: float) -> Completion:
@@ -123,25 +125,51 @@ def display_name(name: str) -> str:
 def complete(
     backend: ModelBackend, document: Document, offset: int, settings: Settings, options: CompletionOptions | None = None,
     on_token: Callable[[PlacedToken], None] | None = None, cancel: CancelToken | None = None,
-    context: Sequence[ContextChunk] = (), kind: PromptKind | None = None,
+    context: Sequence[ContextChunk] = (), kind: PromptKind | None = None, on_restart: Callable[[], None] | None = None,
 ) -> Completion:
     """Continue ``document`` at ``offset``; ``on_token`` gets each token already placed (on the
     calling thread, as soon as the model has written it). ``context``: chunks of other documents
-    for a FIM prompt, the most wanted first. ``kind`` forces the prompt (the benchmarks compare them)."""
+    for a FIM prompt, the most wanted first. ``kind`` forces the prompt (the benchmarks compare them).
+    ``on_restart`` is told when the tokens given so far are withdrawn (the completion is asked again).
+
+    A FIM completion whose prompt left the cursor line's indentation out (healed) and that comes
+    out empty is asked again from a prompt that ends at the cursor, indentation included: healed,
+    the model sometimes writes less indentation and closes the block (a ``def`` at a method's end,
+    which the stop rules cut to nothing), where from the cursor it writes the statement. On the
+    real-code benchmark's tune part this took the empty rate from 0.087 to 0.047 and edit
+    similarity from 0.368 to 0.378 (validation, results/realcode-completion)."""
     options = options or CompletionOptions()
     kind = kind or prompt_kind(backend, settings)
     chat = document.language.completion_context(document.text, offset)
-    thresholds = settings.lexical.level_thresholds
+    if kind != "fim":
+        return _attempt(backend, chat.prompt, chat.heal, chat.indent, offset, settings, options, on_token, cancel, chat.function, kind, ())
     e = settings.editor
-    if kind == "fim":
-        budget = InfillBudget(e.completion_prefix_tokens, e.completion_suffix_tokens, e.completion_context_tokens)
-        fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context, document.language.name)
-        prompt, heal, indent = fim.prompt, fim.heal, ""
+    budget = InfillBudget(e.completion_prefix_tokens, e.completion_suffix_tokens, e.completion_context_tokens)
+
+    def fim_attempt(heal: bool) -> Completion:
+        fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context, document.language.name, heal=heal)
         shown = tuple(dict.fromkeys(c.filename for c in fim.prompt.extra))
-    else:
-        prompt, heal, indent = chat.prompt, chat.heal, chat.indent
-        shown = ()
-    cut_at: float | None = thresholds[2] if e.completion_doubt_cut else None
+        return _attempt(backend, fim.prompt, fim.heal, "", offset, settings, options, on_token, cancel, chat.function, kind, shown)
+
+    first = fim_attempt(heal=True)
+    healed = bool(first.prompt_healed)
+    if not healed or first.text.strip() or first.stop_reason in ("cancelled", "doubt") or (cancel is not None and cancel.cancelled):
+        return first
+    if on_restart is not None:
+        on_restart()  # what streamed of the first attempt (a start the final checks cut) is gone
+    again = fim_attempt(heal=False)
+    return replace(again, seconds=first.seconds + again.seconds, first_token_seconds=None if again.first_token_seconds is None else first.seconds + again.first_token_seconds, attempts=2)
+
+
+def _attempt(
+    backend: ModelBackend, prompt: ChatPrompt | InfillPrompt, heal: str, indent: str, offset: int, settings: Settings, options: CompletionOptions,
+    on_token: Callable[[PlacedToken], None] | None, cancel: CancelToken | None, function: str | None, kind: PromptKind,
+    shown: tuple[str, ...],
+) -> Completion:
+    """One generation from ``prompt``, its tokens placed at ``offset`` (``heal``: whitespace the
+    prompt left out, which the model writes again; ``indent``: put back on the lines of a chat answer)."""
+    thresholds = settings.lexical.level_thresholds
+    cut_at: float | None = thresholds[2] if settings.editor.completion_doubt_cut else None
     inner = CancelToken(cancel)
     doubted: list[int] = []  # index of the first very uncertain token, once seen
     stream = CompletionPlacement(offset, heal, indent, thresholds)
@@ -167,7 +195,7 @@ def complete(
         offset,
         text,
         tokens,
-        chat.function,
+        function,
         stop,
         trace.model,
         trace.seconds,
@@ -179,4 +207,5 @@ def complete(
         prompt=trace.prompt,
         context_files=shown,
         end_rule=None if doubted else trace.extra.get("end_rule"),
+        prompt_healed=bool(heal) if kind == "fim" else False,
     )

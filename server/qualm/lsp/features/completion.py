@@ -64,7 +64,8 @@ def _describe(result: Completion) -> str:
     if result.context_files:
         reused += f" with {', '.join(result.context_files)}"
     doubt = f", doubt {result.doubt.level} (max entropy {result.doubt.max_entropy:.2f} nats)" if result.doubt else ""
-    return f"completion: {result.prompt_kind} prompt of {result.prompt_tokens} tokens{reused}{first}, {len(result.tokens)} tokens in {result.seconds:.2f} s, stopped: {result.stop_reason}{f' ({result.end_rule})' if result.end_rule else ''}{doubt}"
+    again = ", asked again from the cursor (the healed prompt's completion was empty)" if result.attempts > 1 else ""
+    return f"completion: {result.prompt_kind} prompt of {result.prompt_tokens} tokens{reused}{first}, {len(result.tokens)} tokens in {result.seconds:.2f} s, stopped: {result.stop_reason}{f' ({result.end_rule})' if result.end_rule else ''}{doubt}{again}"
 
 
 async def _complete(ls: QualmServer, uri: str, position: types.Position, options: CompletionOptions, partial_token: Any) -> dict[str, Any]:
@@ -81,9 +82,14 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
         value = {"text": t.text, "tokens": [token_json(t, offset)], "doubt": doubt_json(CompletionDoubt.of(so_far, k, thresholds))}
         loop.call_soon_threadsafe(ls.protocol.notify, types.PROGRESS, types.ProgressParams(token=partial_token, value=value))
 
-    stream = on_token if partial_token is not None else None
+    def on_restart() -> None:  # on the model thread: the client drops what it was sent so far
+        so_far.clear()
+        value = {"text": "", "tokens": [], "doubt": None, "restart": True}
+        loop.call_soon_threadsafe(ls.protocol.notify, types.PROGRESS, types.ProgressParams(token=partial_token, value=value))
+
+    stream, restart = (on_token, on_restart) if partial_token is not None else (None, None)
     result = await ls.run_model(
-        lambda backend, token: engine.complete(backend, document, offset, settings, options, on_token=stream, cancel=token, context=context),
+        lambda backend, token: engine.complete(backend, document, offset, settings, options, on_token=stream, cancel=token, context=context, on_restart=restart),
         key=f"complete:{uri}",
     )
     ls.log(_describe(result))
