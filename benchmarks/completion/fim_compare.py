@@ -49,6 +49,7 @@ from qualm.evaluation.metrics import auroc
 from qualm.lang import language_named
 from qualm.model import GenerationOptions, load_model
 from qualm.model.text_stream import TextStream, TokenStats
+from qualm.prompts import InfillPrompt
 from qualm.settings import Settings
 
 RAW_MAX_TOKENS = 128
@@ -102,6 +103,29 @@ def raw_stream(backend, task: dict, settings: Settings, heal: bool) -> dict:
     }
 
 
+OWN_PEERS = ("llama.vscode", "continue", "tabby")
+
+
+def own_prompt(backend, name: str, task: dict) -> tuple[str, str]:
+    """The prefix and suffix a client itself would send (its windows and template; no other files)."""
+    before, after = task["document"][: task["cursor"]], task["document"][task["cursor"] :]
+    if name == "llama.vscode":
+        pieces = lambda text: [backend.piece(i).decode("utf-8", "replace") for i in backend.tokenize(text, add_special=False, parse_special=False)]  # noqa: E731
+        return llama_vscode.own_prompt(before, after, task["filename"], task["language"], token_pieces=pieces)
+    if name == "continue":
+        return continue_dev.own_prompt(before, after, task["filename"], task["language"], count_tokens=backend.count_tokens)
+    return tabby.own_prompt(before, after, task["filename"], task["language"])
+
+
+def own_stream(backend, name: str, task: dict, settings: Settings) -> dict:
+    """One greedy generation with no stop rule from a client's own prompt (a bare FIM prompt: none of
+    the three sends a repository header without other files)."""
+    prefix, suffix = own_prompt(backend, name, task)
+    options = GenerationOptions(max_tokens=RAW_MAX_TOKENS, temperature=0.0, top_alternatives=settings.generation.top_alternatives, reuse_cache=True)
+    trace = backend.generate(InfillPrompt(prefix, suffix), options)
+    return {"prefix_ends_at_cursor": task["document"][: task["cursor"]].endswith(prefix), "stop_reason": trace.stop_reason, "tokens": [[r.text, round(r.entropy, 4), round(r.prob, 5)] for r in trace.tokens]}
+
+
 def live(backend, task: dict, settings: Settings) -> dict:
     """qualm's completion as the editor gets it."""
     c = complete(backend, Document(task["document"], task["filename"], language_named(task["language"])), task["cursor"], settings, CompletionOptions())
@@ -130,7 +154,9 @@ def run(args: argparse.Namespace) -> None:
         for i, task in enumerate(tasks):
             if task["id"] in done:
                 continue
-            if args.variant:
+            if args.own:
+                row = {"id": task["id"], "own": {name: own_stream(backend, name, task, settings) for name in OWN_PEERS}}
+            elif args.variant:
                 prefix, suffix = VARIANTS[args.variant]
                 windows = replace(settings, editor=replace(settings.editor, completion_prefix_tokens=prefix, completion_suffix_tokens=suffix))
                 row = {"id": task["id"], "variant": args.label or args.variant, "windows": args.variant, "heal": HEAL_POLICY, "qualm": live(backend, task, windows)}
@@ -177,16 +203,19 @@ def indentation_of(document: str) -> str:
     return " " * (2 if unit == 2 or (widths[2] > widths[4]) else 4)
 
 
-def peer_result(name: str, task: dict, raw: dict) -> PeerResult:
+def peer_result(name: str, task: dict, raw: dict, own: bool = False) -> PeerResult:
+    """``own``: ``raw`` came from the client's own prompt (not R_cursor)."""
     ctx = PeerContext(task["document"][: task["cursor"]], task["document"][task["cursor"] :], task["language"])
     text = "".join(t[0] for t in raw["tokens"])
-    if name == "llama.vscode":
+    if name == "llama.vscode" and not own:
         # llama.vscode's own prompt leaves a cursor line of only whitespace out, so its model writes
         # the indentation and the client strips it (remove_leading_spaces); R_cursor's prompt holds the
         # indentation, so its output is given to the client as if the model had written it.
         line_prefix = ctx.prefix[ctx.prefix.rfind("\n") + 1 :]
         if line_prefix and not line_prefix.strip(" \t"):
             text = line_prefix + text
+        return llama_vscode.finish(text, ctx)
+    if name == "llama.vscode":
         return llama_vscode.finish(text, ctx)
     if name == "continue":
         return continue_dev.finish(text, ctx)
@@ -328,19 +357,23 @@ def doubt_combination(rows: list[dict], good: str, folds: int = 5) -> tuple[floa
 def report(args: argparse.Namespace) -> None:
     tasks = {t["id"]: t for t in load_tasks(args.set, None, Path(args.tasks))}
     everything = [json.loads(line) for p in args.rows for line in Path(p).read_text().splitlines() if line.strip()]
-    rows = [r for r in everything if "variant" not in r]
+    rows = [r for r in everything if "variant" not in r and "own" not in r]
     variants = {(r["variant"], r["id"]): r for r in everything if "variant" in r}
+    owns = {r["id"]: r["own"] for r in everything if "own" in r}
     names = sorted({v for v, _ in variants})
-    shown = [*CONDITIONS, *(f"qualm-{v}" for v in names)]
+    shown = [*CONDITIONS, *(f"qualm-{v}" for v in names), *(f"{p}-own" for p in (OWN_PEERS if owns else ()))]
     scored: dict[str, list[dict]] = {c: [] for c in shown}
     score: Callable[[dict, dict], dict] = realcode_score if args.set == "realcode" else humaneval_score
-    rows = [r for r in rows if all((v, r["id"]) in variants for v in names)]  # the tasks every condition has
+    rows = [r for r in rows if all((v, r["id"]) in variants for v in names) and (not owns or r["id"] in owns)]  # the tasks every condition has
     for row in rows:
         task = tasks[row["id"]]
         derived = conditions(task, row, not args.no_rescore)
         for v in names:
             variant = variants[(v, row["id"])]
             derived[f"qualm-{v}"] = conditions(task, {**row, "qualm": variant["qualm"], "heal": variant.get("heal")}, not args.no_rescore)["qualm"]
+        for p in OWN_PEERS if owns else ():
+            r = peer_result(p, task, owns[row["id"]][p], own=True)
+            derived[f"{p}-own"] = {"text": r.text, "replaced": r.replaced, "rule": r.rule, "tokens": owns[row["id"]][p]["tokens"]}
         for name, c in derived.items():
             shape = {"tokens": sum(1 for t in c["tokens"] if t[0].strip()), "lines": c["text"].strip("\n").count("\n") + 1}
             scored[name].append({"id": row["id"], "group": task["group"], "language": task["language"], "situations": task.get("situations", []), "rule": c["rule"], "doubt": doubt(c["tokens"]), **shape, **score(task, c)})
@@ -403,6 +436,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     r.add_argument("--limit", type=int)
     r.add_argument("--threads", type=int, help="the model's threads (default: every core)")
     r.add_argument("--variant", choices=sorted(VARIANTS), help="only qualm's completion, with these prompt windows")
+    r.add_argument("--own", action="store_true", help="only each client's raw stream from its own prompt (conditions NAME-own in the report)")
     r.add_argument("--label", help="with --variant: the condition's name in the report, qualm-LABEL (default: the variant's name)")
     r.add_argument("--out", required=True)
     p = sub.add_parser("report")

@@ -55,3 +55,28 @@ def test_the_indentation_an_editor_would_report():
     assert fc.indentation_of("function f() {\n  if (x) {\n    y();\n  }\n}\n") == "  "
     assert fc.indentation_of("def f():\n\treturn 1\n") == "\t"
     assert fc.indentation_of("x = 1\n") == "    "
+
+
+class Words:
+    """A stand-in for the model's tokenizer: one token per character (the clients' budgets only count)."""
+
+    def tokenize(self, text: str, add_special: bool = False, parse_special: bool = False) -> list[int]:
+        return [ord(c) for c in text]
+
+    def piece(self, token_id: int) -> bytes:
+        return chr(token_id).encode()
+
+    def count_tokens(self, text: str) -> int:
+        return len(text)
+
+
+def test_each_client_s_own_prompt_and_its_stream_where_the_model_writes_the_indentation():
+    # llama.vscode leaves a whitespace-only cursor line out of its prompt; Continue and Tabby end at the cursor
+    prefix, suffix = fc.own_prompt(Words(), "llama.vscode", TASK)
+    assert prefix.endswith("    t = 0\n") and suffix.startswith("\n    return t")
+    for name in ("continue", "tabby"):
+        prefix, suffix = fc.own_prompt(Words(), name, TASK)
+        assert prefix.endswith("t = 0\n    "), name
+    # from its own prompt llama.vscode's model wrote the indentation itself: nothing is put back
+    own = {"tokens": tokens("    for", " x", " in", " items", ":\n", "        t", " +=", " x", "\n", "    return", " t", "\n")}
+    assert fc.peer_result("llama.vscode", TASK, own, own=True).text == "for x in items:\n        t += x\n    return t"
