@@ -54,10 +54,9 @@ from qualm.settings import Settings
 
 RAW_MAX_TOKENS = 128
 HEAL_POLICY = "indentation"  # what qualm's prompt heals today (qualm.engine.infill); recorded in each row
-# Prompt windows tried against the shipped ones (editor.completion_prefix_tokens, _suffix_tokens):
-# qualm's completion as shipped but for the windows, run with ``run --variant NAME``.
-# "now": the shipped windows again, with the engine of the day (after a change of the stop rules that
-# lets a completion go further than the recorded one, which a rescore cannot replay).
+# Prompt windows (editor.completion_prefix_tokens, _suffix_tokens): qualm's completion as shipped but
+# for the windows, run with ``run --variant NAME``. "now": 512/128, the windows shipped until issue 54
+# chose "wide" on the tune part (a row named "now" is the engine of its day with those windows).
 VARIANTS = {"narrow": (256, 64), "wide": (1024, 512), "now": (512, 128)}
 CONDITIONS = ("qualm", "qualm-cursor", "llama.vscode", "continue", "tabby", "tabby-syntax")
 PEERS = ("llama.vscode", "continue", "tabby", "tabby-syntax")

@@ -205,10 +205,12 @@ class EditorSettings:
     # model has FIM tokens, else from the paper's code prompt; "fim" or "chat" chooses one.
     completion_prompt: str = "auto"
     # The FIM prompt's windows, in the model's tokens: the code before the cursor, after it, and
-    # chunks of other open documents and lately edited regions. Sized for a 2-core CPU's first token
-    # (benchmarks/completion/completion_latency.py); a GPU can take more.
-    completion_prefix_tokens: int = 512
-    completion_suffix_tokens: int = 128
+    # chunks of other open documents and lately edited regions. Chosen by the real-code benchmark's
+    # rule (results/realcode-completion): 1024/512 gave edit similarity 0.460 against 0.378 for
+    # 512/128 (tune part, validation), at about 1.7 times the cold first token on a 2-core CPU;
+    # lower them there for speed (docs/completion.md).
+    completion_prefix_tokens: int = 1024
+    completion_suffix_tokens: int = 512
     completion_context_tokens: int = 256
     # Cut the ghost text before its first very uncertain token (entropy at or above the "high"
     # threshold), so that Tab takes only what the model was sure of. Off: the infilling benchmark
