@@ -91,6 +91,7 @@ class AssessmentSummary:
     examples_failing: str | None  # the examples' note, where the code fails one
     unlike_inputs: int  # inputs where the code answers unlike most of the model's solutions
     better_swap: tuple[str, int] | None  # (the likelier token, its line) where a swap passes more tests
+    suspect: int | None  # the line the model found least likely (qualm.signals.suspicion)
 
     def section(self, key: str) -> Section | None:
         return next((s for s in self.sections if s.key == key), None)
@@ -136,6 +137,7 @@ def summarize(a: Assessment) -> AssessmentSummary:
         examples_failing=a.examples.note if a.examples is not None and a.examples.failing else None,
         unlike_inputs=len(a.solutions.disagreements) + len(a.solutions.differences) if a.solutions is not None else 0,
         better_swap=(best.swap.alternative.strip(), best.line_in(a.candidate, a.line)) if best is not None and best.gain > 0 else None,
+        suspect=a.suspects[0].line if a.suspects else None,
     )
 
 
@@ -156,6 +158,7 @@ def _sections(a: Assessment) -> tuple[Section, ...]:
         *_solutions(a.solutions),
         _plan_programs(a.plan_programs),
         _swaps(a),
+        _suspects(a),
     ]
     return tuple(s for s in sections if s is not None)
 
@@ -232,6 +235,16 @@ def _plan_programs(progs: SolutionsResult | None) -> Section | None:
     passing = ", ".join(f"{p.passed}/{p.ran}" for p in progs.solutions)
     text = f" (each sampled plan written as code by the model and run on the self-tests; tests passed: {passing}): {progs.answers_as()}; tests weighted by them: {number(progs.weighted)}"
     return Section("plan_programs", "The plans as programs", text, _unlike(progs.disagreements[:3], "the plans' programs"))
+
+
+def _suspects(a: Assessment) -> Section | None:
+    if not a.suspects:
+        return None
+    items = []
+    for x in a.suspects:
+        rather = f"; the model would write '{x.preferred.strip()}' (p {x.preferred_prob:.2f})" if x.preferred.strip() else ""
+        items.append(Item((f"line {x.line}: '{x.token.strip()}' (p {x.prob:.2f}){rather}",)))
+    return Section("suspects", "Suspect lines", " (the body's lines whose code the model found least likely, read token by token: where to look first, not a verdict)", tuple(items))
 
 
 def _swaps(a: Assessment) -> Section | None:

@@ -288,3 +288,22 @@ def test_the_hover_and_the_terminal_say_the_same_sentences():
         assert sentence in hover.replace("**", "").replace("`", ""), sentence
     assert "- `assert f(2) == 3`: this code gives `4`, most of the model's solutions `2`" in hover
     assert "  assert f(2) == 3: this code gives 4, most of the model's solutions 2" in terminal
+
+
+def test_the_lens_names_the_suspect_line_and_the_hover_lists_the_suspects():
+    from dataclasses import replace
+
+    from qualm.cli.terminal import assessment_report
+    from qualm.lsp.presentation import assessment_hover, lens_title
+    from qualm.signals.suspicion import SuspectLine
+
+    suspects = (SuspectLine(12, 4.1, " -", 30, 32, 0.02, " +", 0.85), SuspectLine(14, 2.0, " i", 60, 62, 0.14, "", 0.14))
+    a = replace(assessment(0.31), line=10, suspects=suspects)
+    assert lens_title(a, False).startswith("qualm: chance it passes: 31 % (benchmark fit) · suspect: line 12 · lexical")
+    text = assessment_hover(a)
+    assert "**Suspect lines** (the body's lines whose code the model found least likely" in text
+    assert "- line 12: '-' (p 0.02); the model would write '+' (p 0.85)" in text
+    assert "- line 14: 'i' (p 0.14)\n" in text + "\n"  # the model's own choice there: nothing it would rather write
+    rendered = " ".join(str(getattr(r, "plain", "")) for r in assessment_report(a, "f.py"))
+    assert "suspect: line 12" in rendered
+    assert "suspect" not in lens_title(assessment(0.31), False)  # no scored pass, no suspect

@@ -75,3 +75,13 @@ def test_a_token_s_line_is_that_of_its_first_visible_character():
 def test_top_k_hits():
     ranked = suspect_lines(TRACE, SOURCE, BODY, "surprisal")
     assert hit_at(ranked, {5}, 2) and not hit_at(ranked, {5}, 1) and not hit_at(ranked, {2}, 4)
+
+
+def test_the_assessment_s_suspects_are_at_the_document_s_lines():
+    from qualm.engine.assessment import SUSPECTS_SHOWN, suspects_of
+
+    fn = PYTHON.find_function("import math\n\n\n" + SOURCE, "f")
+    assert fn.line == 4 and fn.source == SOURCE
+    suspects = suspects_of(fn, TRACE)
+    assert [s.line for s in suspects] == [7, 8, 6][:SUSPECTS_SHOWN]  # lines 4, 5, 3 of the function
+    assert suspects_of(fn, None) == ()

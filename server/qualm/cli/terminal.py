@@ -138,6 +138,8 @@ def assessment_report(a: Assessment, where: str) -> list:
     head.append(f" (line {s.line}) · {s.model} · {s.seconds:.1f} s\n")
     if s.chance_line is not None:
         head.append(f"{s.chance_line} · {s.chance_words}\n", style="bold")
+    if s.suspect is not None:
+        head.append(f"suspect: line {s.suspect} (the Suspect lines below)\n")
     head.append(f"{s.chance_said}\n", style="dim")
     if s.ensemble_line is not None:
         head.append(s.ensemble_line, style="bold")

@@ -27,6 +27,7 @@ from ..signals.algorithmic import AlgorithmicResult, CandidateDistance, StepRoug
 from ..signals.examples import ExamplesResult, check_examples
 from ..signals.functional import ParsedTests, calling_only, functional_uncertainty, parse_tests
 from ..signals.lexical import LexicalReport, lexical_report
+from ..signals.suspicion import SUSPECT_MEASURE, SuspectLine, suspect_lines
 from ..signals.swaps import SwapResult
 from ..trace import Trace
 from ..wording import LEXICAL_SIGNAL_WORDS
@@ -117,6 +118,9 @@ class Assessment:
     plan_programs: SolutionsResult | None = None
     # The docstring's own examples run as tests (qualm.signals.examples): the author's specification.
     examples: ExamplesResult | None = None
+    # The body's lines the model found least likely, most suspect first (qualm.signals.suspicion):
+    # ``line`` is the document's, ``start``/``end`` offsets in ``candidate``; empty without a scored pass.
+    suspects: tuple[SuspectLine, ...] = ()
 
     def axes(self) -> list[AxisResult]:
         return [self.lexical, self.algorithmic, self.functional]
@@ -532,7 +536,19 @@ def _assessment(c: _Call, lex: _Lexical, s: _Samples, algo: _Algorithmic, func: 
         swaps=func.swapped,
         plan_programs=func.programs,
         examples=func.examples,
+        suspects=suspects_of(c.fn, lex.trace),
     )
+
+
+SUSPECTS_SHOWN = 3
+
+
+def suspects_of(fn: FunctionSource, trace: Trace | None) -> tuple[SuspectLine, ...]:
+    """The most suspect lines of ``fn`` from its teacher-forced pass, at their lines in the document."""
+    if trace is None:
+        return ()
+    ranked = suspect_lines(trace, fn.source, fn.body_offset, SUSPECT_MEASURE)[:SUSPECTS_SHOWN]
+    return tuple(replace(s, line=fn.line + s.line - 1) for s in ranked)
 
 
 def sampling_jobs(
