@@ -125,3 +125,25 @@ def test_the_json_report_has_every_function_with_its_scores_and_the_gate():
     assert data["functions"][0]["scores"]["max_surprisal"] == 12.5 and data["functions"][0]["start_line"] == 10
     assert data["files"][1] == {"path": "src/broken.py", "functions": 0, "problem": "src/broken.py:3: the file does not parse: invalid syntax"}
     assert data["summary"]["files_not_checked"] == 1
+
+
+def test_the_suspect_line_is_a_related_location_of_the_function_s_result(validator):
+    from dataclasses import replace
+
+    from qualm.check.run import suspect_fields
+    from qualm.signals.suspicion import SuspectLine
+
+    fields = suspect_fields((SuspectLine(14, 3.9, " -", 30, 32, 0.02, " +", 0.85),))
+    assert fields == {"suspect_line": 14, "suspect_note": "the line the model found least likely: '-' (p 0.02); the model would write '+' (p 0.85)"}
+    report = lexical_report()
+    failing = [f for f in report.functions if f.verdict == "fail"]
+    report = replace(report, functions=tuple(replace(f, **fields) if f is failing[0] else f for f in report.functions))
+    log = sarif_log(report)
+    assert_valid(validator, log)
+    first = log["runs"][0]["results"][0]
+    assert first["locations"][0]["physicalLocation"]["region"]["startLine"] == failing[0].start_line  # the result is still the function's
+    related = first["relatedLocations"][0]
+    assert related["physicalLocation"]["region"] == {"startLine": 14, "endLine": 14}
+    assert related["message"]["text"].startswith("suspect line: the line the model found least likely: '-'")
+    assert all("relatedLocations" not in r for r in log["runs"][0]["results"][1:])
+    assert suspect_fields(()) == {}

@@ -17,6 +17,7 @@ from ..calibration_file import Calibration
 from ..lang import FunctionSource, SourceError, language_for, language_named
 from ..model import ModelBackend
 from ..settings import Settings
+from ..signals.suspicion import SuspectLine
 from .gate import CHANCE, Gate, Verdict, lexical_scores
 from .targets import Targets
 
@@ -40,6 +41,18 @@ class FunctionCheck:
     axes: dict[str, dict] = field(default_factory=dict)  # with --assess: raw, percentile, available, note per axis
     ensemble: float | None = None
     seconds: float = 0.0
+    # The line the model found least likely (qualm.signals.suspicion) and that token in words
+    suspect_line: int | None = None
+    suspect_note: str = ""
+
+
+def suspect_fields(suspects: tuple[SuspectLine, ...]) -> dict:
+    """``suspect_line`` and ``suspect_note`` from an assessment's (or a scored pass's) suspects."""
+    if not suspects:
+        return {}
+    s = suspects[0]
+    rather = f"; the model would write '{s.preferred.strip()}' (p {s.preferred_prob:.2f})" if s.preferred.strip() else ""
+    return {"suspect_line": s.line, "suspect_note": f"the line the model found least likely: '{s.token.strip()}' (p {s.prob:.2f}){rather}"}
 
 
 @dataclass(frozen=True)
@@ -154,14 +167,16 @@ def check_files(
 
 def score_one(backend: ModelBackend, path: str, fn: FunctionSource, settings: Settings, gate: Gate) -> FunctionCheck:
     t0 = time.perf_counter()
-    lexical = engine.score_function(backend, fn, settings).lexical.all
+    scored = engine.score_function(backend, fn, settings)
+    lexical = scored.lexical.all
     scores = lexical_scores(lexical)
     value = scores.get(gate.metric)
     if lexical.n_tokens == 0:
         verdict, reason = "skipped", "no body tokens to score (a stub or a docstring only)"
     else:
         verdict, reason = gate.judge(value, "not computed")
-    return FunctionCheck(path, fn.name, fn.line, fn.end_line, lexical.n_tokens, scores, value, verdict, reason, seconds=time.perf_counter() - t0)
+    suspects = engine.suspects_of(fn, scored.trace)
+    return FunctionCheck(path, fn.name, fn.line, fn.end_line, lexical.n_tokens, scores, value, verdict, reason, seconds=time.perf_counter() - t0, **suspect_fields(suspects))
 
 
 def assess_one(backend: ModelBackend, path: str, fn: FunctionSource, settings: Settings, gate: Gate, calibration: Calibration | None) -> FunctionCheck:
@@ -185,4 +200,5 @@ def assess_one(backend: ModelBackend, path: str, fn: FunctionSource, settings: S
         axes=axes,
         ensemble=a.ensemble,
         seconds=a.seconds,
+        **suspect_fields(a.suspects),
     )

@@ -104,7 +104,7 @@ def result(f: FunctionCheck, gate: Gate) -> dict:
     properties = {"function": f.function, "value": f.value, "tokens": f.tokens, "scores": f.scores, "seconds": round(f.seconds, 3)}
     if f.axes:
         properties |= {"chance": f.chance, "chance_note": f.chance_note, "axes": f.axes, "ensemble": f.ensemble}
-    return {
+    out = {
         "ruleId": rule_id(gate),
         "ruleIndex": 0,
         "level": "error",
@@ -113,6 +113,11 @@ def result(f: FunctionCheck, gate: Gate) -> dict:
         "partialFingerprints": {FINGERPRINT: fingerprint(f, gate)},
         "properties": properties,
     }
+    if f.suspect_line is not None:
+        # where to look first: a related location, so the result stays the function's (its fingerprint too)
+        region = {"startLine": f.suspect_line, "endLine": f.suspect_line}
+        out["relatedLocations"] = [{"id": 1, "physicalLocation": {"artifactLocation": artifact(f.path), "region": region}, "message": {"text": f"suspect line: {f.suspect_note}"}}]
+    return out
 
 
 def notifications(report: CheckReport) -> list[dict]:

@@ -13,7 +13,7 @@ language server only render them. Nothing here knows about terminals or LSP.
 from __future__ import annotations
 
 from ..signals.lexical import LexicalReport, lexical_report
-from .assessment import Assessment, AssessmentCancelled, AxisResult, assess, assess_function
+from .assessment import Assessment, AssessmentCancelled, AxisResult, assess, assess_function, suspects_of
 from .calibration import calibration_for, user_calibration_dir
 from .completion import Completion, CompletionOptions, complete
 from .document import Document
@@ -45,5 +45,6 @@ __all__ = [
     "roots_for",
     "score_document",
     "score_function",
+    "suspects_of",
     "user_calibration_dir",
 ]
