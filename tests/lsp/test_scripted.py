@@ -293,3 +293,23 @@ def test_a_script_in_a_subfolder_imports_a_module_at_the_workspace_folders_root(
         assert [x["status"] for x in a["tests"]] == ["passed"], a["tests"]
 
     run(scenario)
+
+
+def test_an_assessment_marks_its_suspect_line_until_the_function_changes(script):
+    async def scenario(s: Session):
+        await s.start(options(script))
+        s.open(DOC, URI)
+        a = plain(await s.command("qualm.assessFunction", URI, "add"))["assessment"]
+        # the script makes '+' the least likely body token (entropy 1.2: p 0.30; the rest 0.95)
+        assert a["suspects"][0]["line"] == 3 and a["suspects"][0]["token"] == " +"
+        await s.wait_for(lambda: any(d.code == "suspect" for d in s.diagnostics.get(URI, [])), "the suspect line's diagnostic")
+        d = next(d for d in s.diagnostics[URI] if d.code == "suspect")
+        assert (d.range.start.line, d.range.start.character, d.range.end.character) == (2, 13, 14)  # the '+' of `return a + b`
+        assert d.message.startswith("suspect line of add: the model found '+' least likely here (30%)") and d.severity == t.DiagnosticSeverity.Information
+        lenses = await s.lenses(URI)
+        assert " · suspect: line 3" in lenses[0].command.title
+        # the function changes: its assessment is stale, and so is the suspect
+        s.change(2, (2, 15), (2, 16), "a", URI)
+        await s.wait_for(lambda: not any(d.code == "suspect" for d in s.diagnostics.get(URI, [])), "the suspect's diagnostic gone with the change")
+
+    run(scenario)

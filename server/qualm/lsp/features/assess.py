@@ -121,6 +121,7 @@ async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str |
     state = ls.docs.get(uri)
     if state is not None:  # closed meanwhile: the result is still returned, nothing is kept
         state.assessments[fn.name] = StoredAssessment(a, fn.source)
+        publish(ls, uri)  # the suspect line's diagnostic
     summary = lens_title(a, False, settings.editor.headline)
     _end_progress(ls, progress, summary)
     _refresh_lenses(ls)

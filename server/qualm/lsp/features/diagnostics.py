@@ -1,5 +1,5 @@
 """Diagnostics on uncertain tokens (source ``qualm``) from accepted completions and scored documents,
-and ``qualm/marks``: every mark's range and level, for clients that colour the tokens (the VS Code
+one on each assessed function's suspect line (while the function is as it was assessed), and ``qualm/marks``: every mark's range and level, for clients that colour the tokens (the VS Code
 extension's highlights), sent with the document version the ranges belong to. Called by the
 features that change marks; it registers no handler."""
 
@@ -8,11 +8,13 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ...engine import PlacedToken
+from ...engine.placement import source_to_document
+from ...lang import SourceError
 from ...levels import LEVELS
 from ..marks import Mark, adjacent_runs
 from ..presentation import diagnostic_message
 from ..protocol import MARKS
-from ..server import QualmServer
+from ..server import QualmServer, UnknownDocument
 
 SEVERITY = {"high": types.DiagnosticSeverity.Information, "medium": types.DiagnosticSeverity.Hint, "low": types.DiagnosticSeverity.Hint}
 
@@ -40,10 +42,36 @@ def publish(ls: QualmServer, uri: str) -> None:
         )
         for m in shown[: editor.max_diagnostics]
     ]
+    diagnostics += suspect_diagnostics(ls, uri)
     ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics, version=doc.version))
     coloured = colour_marks(spans, editor.highlight_level, state.text)
     marks = [{"range": _plain_range(ranges[id(m)]), "level": m.data.level, "doubt": m.data.doubt, "span": run} for m, run in coloured]
     ls.protocol.notify(MARKS, {"uri": uri, "version": doc.version, "marks": marks})
+
+
+def suspect_diagnostics(ls: QualmServer, uri: str) -> list[types.Diagnostic]:
+    """At each assessed function's suspect token (qualm.signals.suspicion), while the function is
+    the one that was assessed: the line to read first."""
+    state = ls.docs[uri]
+    if not state.assessments:
+        return []
+    try:
+        doc, document = ls.document(uri)
+        functions = {fn.name: fn for fn in state.functions(document)}
+    except (UnknownDocument, SourceError):
+        return []  # while the file does not parse, no function is where it was
+    out = []
+    for name, stored in state.assessments.items():
+        fn, suspects = functions.get(name), stored.assessment.suspects
+        if fn is None or fn.source != stored.source or not suspects:
+            continue
+        s = suspects[0]
+        to_doc = source_to_document(state.text, fn.line, fn.source)
+        start, end = visible(state.text, to_doc(s.start), to_doc(s.end))
+        rather = f"; it would write '{s.preferred.strip()}' ({s.preferred_prob:.0%})" if s.preferred.strip() else ""
+        message = f"suspect line of {name}: the model found '{s.token.strip()}' least likely here ({s.prob:.0%}){rather}. Where to look first, not a verdict."
+        out.append(types.Diagnostic(range=ls.to_ranges(doc, [(start, end)])[0], message=message, severity=types.DiagnosticSeverity.Information, source="qualm", code="suspect"))
+    return out
 
 
 def visible(text: str, start: int, end: int) -> tuple[int, int]:

@@ -54,7 +54,7 @@ def register(server: QualmServer) -> None:
                 state.marks = []
                 state.text = change.text
         took = state.take_pending()  # a rewrite from a marked token that the user took
-        if had_marks or took:
+        if had_marks or took or state.assessments:  # an assessment's suspect line goes when its function changes
             publish(ls, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
