@@ -157,6 +157,13 @@ class FunctionalSettings:
     swap_positions: int = 2
     swap_alternatives: int = 1
     swap_floor: float = 0.05
+    # A likely fix (qualm.engine.fix): the model's likelier tokens at the body's fix_positions least
+    # likely code tokens (fix_alternatives each, at or above swap_floor) and the suspect line written
+    # again (fix_line), run on the examples and the self-tests; offered where one passes more of them.
+    # 0 positions and fix_line false turn it off.
+    fix_positions: int = 5
+    fix_alternatives: int = 2
+    fix_line: bool = True
     # The docstring's own examples (doctest `>>>` lines, `f(1) == 2` and `assert f(1) == 2` lines) run as tests
     # (qualm.signals.examples): shown in the hover, and where the docstring has one, the chance of
     # passing rests on them first. False: not run.
@@ -306,6 +313,8 @@ LIMITS: dict[str, tuple[float | None, float | None]] = {
     "functional.swap_positions": (0, None),
     "functional.swap_alternatives": (1, None),
     "functional.swap_floor": (0.0, 1.0),
+    "functional.fix_positions": (0, None),
+    "functional.fix_alternatives": (1, None),
     "ensemble.weights.lexical": (0, None),
     "ensemble.weights.algorithmic": (0, None),
     "ensemble.weights.functional": (0, None),

@@ -91,7 +91,7 @@ class AssessmentSummary:
     examples_failing: str | None  # the examples' note, where the code fails one
     unlike_inputs: int  # inputs where the code answers unlike most of the model's solutions
     better_swap: tuple[str, int] | None  # (the likelier token, its line) where a swap passes more tests
-    suspect: int | None  # the line the model found least likely (qualm.signals.suspicion)
+    suspect: int | None  # the likely fix's line, else the line the model found least likely (qualm.signals.suspicion)
 
     def section(self, key: str) -> Section | None:
         return next((s for s in self.sections if s.key == key), None)
@@ -137,7 +137,7 @@ def summarize(a: Assessment) -> AssessmentSummary:
         examples_failing=a.examples.note if a.examples is not None and a.examples.failing else None,
         unlike_inputs=len(a.solutions.disagreements) + len(a.solutions.differences) if a.solutions is not None else 0,
         better_swap=(best.swap.alternative.strip(), best.line_in(a.candidate, a.line)) if best is not None and best.gain > 0 else None,
-        suspect=a.suspects[0].line if a.suspects else None,
+        suspect=a.fix.fix.line if a.fix is not None and a.fix.fix is not None else a.suspects[0].line if a.suspects else None,
     )
 
 
@@ -159,6 +159,7 @@ def _sections(a: Assessment) -> tuple[Section, ...]:
         _plan_programs(a.plan_programs),
         _swaps(a),
         _suspects(a),
+        _fix(a),
     ]
     return tuple(s for s in sections if s is not None)
 
@@ -245,6 +246,14 @@ def _suspects(a: Assessment) -> Section | None:
         rather = f"; the model would write '{x.preferred.strip()}' (p {x.preferred_prob:.2f})" if x.preferred.strip() else ""
         items.append(Item((f"line {x.line}: '{x.token.strip()}' (p {x.prob:.2f}){rather}",)))
     return Section("suspects", "Suspect lines", " (the body's lines whose code the model found least likely, read token by token: where to look first, not a verdict)", tuple(items))
+
+
+def _fix(a: Assessment) -> Section | None:
+    if a.fix is None or a.fix.fix is None:
+        return None
+    f = a.fix.fix
+    items = tuple(Item((f"now passes: {t}",)) for t in f.newly_passing[:4]) + tuple(Item((f"now fails: {t}",)) for t in f.newly_failing[:2])
+    return Section("fix", "Likely fix", f" (of {a.fix.tried} one-line changes the model suggests, run on the docstring's examples and the self-tests): {f.describe()}", items)
 
 
 def _swaps(a: Assessment) -> Section | None:

@@ -307,3 +307,19 @@ def test_the_lens_names_the_suspect_line_and_the_hover_lists_the_suspects():
     rendered = " ".join(str(getattr(r, "plain", "")) for r in assessment_report(a, "f.py"))
     assert "suspect: line 12" in rendered
     assert "suspect" not in lens_title(assessment(0.31), False)  # no scored pass, no suspect
+
+
+def test_a_likely_fix_is_the_suspect_and_the_hover_says_what_it_makes_pass():
+    from dataclasses import replace
+
+    from qualm.engine.fix import FixCandidate, FixResult, LikelyFix
+    from qualm.lsp.presentation import assessment_hover, lens_title
+    from qualm.signals.suspicion import SuspectLine
+
+    source = "def f(xs):\n    t = 1\n    for x in xs:\n        t += x\n    return t\n"
+    fix = LikelyFix(FixCandidate("token", 2, 8, 10, " 1", " 0", source.replace("= 1", "= 0")), 11, 4, 1, 4, ("assert f([]) == 0", "assert f([5]) == 5"), ())
+    a = replace(assessment(0.2), line=10, candidate=source, suspects=(SuspectLine(13, 4.0, " +=", 30, 33, 0.01, " -=", 0.5),), fix=FixResult(fix, fix.describe(), 3, 0.4))
+    assert " · suspect: line 11 · " in lens_title(a, False)  # the fix's line, not the least likely one
+    text = assessment_hover(a)
+    assert "**Likely fix** (of 3 one-line changes the model suggests, run on the docstring's examples and the self-tests): line 11: '0' for '1' passes 4 of 4 checks (the code passes 1)" in text
+    assert "- now passes: assert f([]) == 0" in text

@@ -33,6 +33,7 @@ from ..trace import Trace
 from ..wording import LEXICAL_SIGNAL_WORDS
 from .calibration import calibration_settings
 from .document import Document
+from .fix import FixResult, likely_fix, line_candidate, token_candidates
 from .plan_programs import checked_programs, programs_among, solutions_of
 from .samples import Job, SampleCache, decode_with_cache
 from .sandboxing import sandbox_config, unimportable
@@ -121,6 +122,8 @@ class Assessment:
     # The body's lines the model found least likely, most suspect first (qualm.signals.suspicion):
     # ``line`` is the document's, ``start``/``end`` offsets in ``candidate``; empty without a scored pass.
     suspects: tuple[SuspectLine, ...] = ()
+    # A one-line change that passes more of the examples and self-tests (qualm.engine.fix); None: not tried
+    fix: FixResult | None = None
 
     def axes(self) -> list[AxisResult]:
         return [self.lexical, self.algorithmic, self.functional]
@@ -338,6 +341,7 @@ class _Functional:
     solved: SolutionsResult | None = None
     programs: SolutionsResult | None = None  # the plans' programs: the algorithmic axis's, run here
     swapped: SwapResult | None = None
+    fixed: FixResult | None = None
     plan_program_seconds: float = 0.0  # the algorithmic axis's share of this step's time
     batch_seconds: float = 0.0  # the solutions and the plans' programs, decoded together
     seconds: float = 0.0
@@ -393,6 +397,26 @@ def _run_functional(c: _Call, s: _Samples, scored_trace: Trace | None, out: _Fun
             out.solved.test_weights if out.solved is not None else None, c.settings, config, c.language.parses, c.cancel,
         )
         _check(c.cancel)
+        out.fixed = _fix_step(c, out, scored_trace, config)
+
+
+def _fix_step(c: _Call, out: _Functional, trace: Trace, config: SandboxConfig) -> FixResult | None:
+    """A likely fix (qualm.engine.fix): one-line changes run on the examples and the self-tests."""
+    f = c.settings.functional
+    if (f.fix_positions <= 0 and not f.fix_line) or c.language.parses is None:
+        return None
+    c.progress("functional", "trying one-line fixes on the examples and the self-tests")
+    candidates = token_candidates(trace, c.fn, c.settings, c.language.parses) if f.fix_positions > 0 else []
+    suspects = suspect_lines(trace, c.fn.source, c.fn.body_offset, SUSPECT_MEASURE)
+    if f.fix_line and suspects:
+        line = line_candidate(c.backend, c.fn, suspects[0].line, c.settings, c.cancel)
+        candidates += [line] if line is not None else []
+    examples = out.examples.outcomes if out.examples is not None else []
+    checks = [o.example.test for o in examples] + [t.code for t in out.tests]
+    statuses = [o.status for o in examples] + [t.status for t in out.tests]
+    fixed = likely_fix(c.fn, candidates, checks, statuses, config, c.cancel)
+    _check(c.cancel)
+    return fixed
 
 
 def _examples_step(c: _Call, out: _Functional, config: SandboxConfig, short_name: str, docstring: str | None) -> None:
@@ -537,6 +561,7 @@ def _assessment(c: _Call, lex: _Lexical, s: _Samples, algo: _Algorithmic, func: 
         plan_programs=func.programs,
         examples=func.examples,
         suspects=suspects_of(c.fn, lex.trace),
+        fix=func.fixed,
     )
 
 
