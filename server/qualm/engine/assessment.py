@@ -408,7 +408,7 @@ def _fix_step(c: _Call, out: _Functional, trace: Trace, config: SandboxConfig) -
     c.progress("functional", "trying one-line fixes on the examples and the self-tests")
     candidates = token_candidates(trace, c.fn, c.settings, c.language.parses) if f.fix_positions > 0 else []
     suspects = suspect_lines(trace, c.fn.source, c.fn.body_offset, SUSPECT_MEASURE)
-    if f.fix_line and suspects:
+    if f.fix_line and suspects and c.backend.info.capabilities.infill:  # the line is written as a FIM completion
         line = line_candidate(c.backend, c.fn, suspects[0].line, c.settings, c.cancel)
         candidates += [line] if line is not None else []
     examples = out.examples.outcomes if out.examples is not None else []
