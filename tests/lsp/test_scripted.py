@@ -313,3 +313,41 @@ def test_an_assessment_marks_its_suspect_line_until_the_function_changes(script)
         await s.wait_for(lambda: not any(d.code == "suspect" for d in s.diagnostics.get(URI, [])), "the suspect's diagnostic gone with the change")
 
     run(scenario)
+
+
+WRONG = 'def add(a: int, b: int) -> int:\n    """Return the sum of a and b."""\n    return a - b\n'
+WRONG_URI = "file:///tmp/qualm-scripted-test/wrong.py"
+
+
+def test_a_likely_fix_is_a_code_action_whose_edit_asks_to_be_confirmed(tmp_path):
+    # a FIM model: asked to write the suspect line again, it writes the right one; '-' is its least likely token
+    path = tmp_path / "fim.json"
+    path.write_text(json.dumps({
+        "name": "scripted fim", "fim": True, "completions": ["return a + b"],
+        "plans": ["1. Add a and b.", "1. Return a plus b."],
+        "tests": json.dumps(["assert add(1, 2) == 3", "assert add(2, 2) == 4", "assert add(2, 0) == 2"]),
+        "entropy": {"default": 0.05, "tokens": {"-": 2.0}},
+    }))
+
+    async def scenario(s: Session):
+        await s.start(options(path, functional={"n_tests": 3, "n_solutions": 0}))
+        s.open(WRONG, WRONG_URI)
+        a = plain(await s.command("qualm.assessFunction", WRONG_URI, "add"))["assessment"]
+        fix = a["fix"]["fix"]
+        assert fix["candidate"]["origin"] == "line" and fix["candidate"]["replacement"] == "return a + b"
+        assert (fix["line"], fix["passed"], fix["base"], fix["total"]) == (3, 3, 1, 3)
+        lenses = await s.lenses(WRONG_URI)
+        assert " · suspect: line 3" in lenses[0].command.title
+        actions = await s.client.text_document_code_action_async(t.CodeActionParams(
+            text_document=t.TextDocumentIdentifier(uri=WRONG_URI), range=t.Range(start=t.Position(2, 0), end=t.Position(2, 0)), context=t.CodeActionContext(diagnostics=[]),
+        ))
+        action = next(x for x in actions if x.title.startswith("qualm: apply the likely fix"))
+        assert "passes 3 of 3 checks (the code passes 1)" in action.title and action.kind == t.CodeActionKind.QuickFix
+        change = action.edit.document_changes[0]
+        edit = change.edits[0]
+        assert change.text_document.uri == WRONG_URI and change.text_document.version == 1
+        assert (edit.range.start.line, edit.range.start.character, edit.range.end.line, edit.range.end.character) == (2, 4, 2, 16) and edit.new_text == "return a + b"
+        note = action.edit.change_annotations[edit.annotation_id]
+        assert note.needs_confirmation and "now passes: assert add(1, 2) == 3; assert add(2, 2) == 4" in note.description
+
+    run(scenario)

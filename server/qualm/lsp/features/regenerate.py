@@ -24,6 +24,7 @@ from ..params import plain as _plain
 from ..presentation import token_json
 from ..protocol import REGENERATE
 from ..server import QualmServer, UnknownDocument
+from .fix import fix_actions
 
 KIND = types.CodeActionKind.QuickFix
 
@@ -132,20 +133,21 @@ def register(server: QualmServer) -> None:
     def on_code_action(ls: QualmServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
         uri = params.text_document.uri
         state = ls.docs.get(uri)
-        if state is None or not state.marks or uri not in ls.workspace.text_documents:
+        if state is None or uri not in ls.workspace.text_documents:
             return None
         only = params.context.only
         wanted = [str(getattr(k, "value", k)) for k in only or ()]  # enum members or plain strings
         if wanted and not any(KIND.value == k or KIND.value.startswith(f"{k}.") for k in wanted):
             return None  # the client asked for other kinds (say, source actions on save)
+        actions = fix_actions(ls, uri, params.range)  # an assessed function's likely fix
         doc = ls.workspace.get_text_document(uri)
         start, end = doc.offset_at_position(params.range.start), doc.offset_at_position(params.range.end)
         found = _marks_at(state.marks, start, end)
-        if not found:
-            return None
-        # the most uncertain token the range touches: one token's actions, not a list per token
-        index = max(found, key=lambda i: state.marks[i].data.entropy)
-        return _actions(ls, uri, doc.version or 0, state.marks, index, list(params.context.diagnostics))
+        if found:
+            # the most uncertain token the range touches: one token's actions, not a list per token
+            index = max(found, key=lambda i: state.marks[i].data.entropy)
+            actions += _actions(ls, uri, doc.version or 0, state.marks, index, list(params.context.diagnostics))
+        return actions or None
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def on_resolve(ls: QualmServer, action: types.CodeAction) -> types.CodeAction:
