@@ -170,6 +170,12 @@ class GarbledModel:
     def score(self, *a, **k):
         return self._real.score(*a, **k)
 
+    def generate(self, *a, **k):  # one prompt at a time: the likely fix's line (qualm.engine.fix)
+        return self._real.generate(*a, **k)
+
+    def count_tokens(self, text):
+        return self._real.count_tokens(text)
+
     def generate_batch(self, jobs, on_progress=None, cancel=None):
         texts = ["" for _ in jobs[:-1]] + ["Sorry, I cannot write tests for this. {not: json]"]
         return [Trace(text=t, tokens=(), model="garbled", mode="sampled") for t in texts]
@@ -196,6 +202,12 @@ class RecordingModel:
 
     def score(self, *a, **k):
         return self._real.score(*a, **k)
+
+    def generate(self, *a, **k):  # one prompt at a time: the likely fix's line (qualm.engine.fix)
+        return self._real.generate(*a, **k)
+
+    def count_tokens(self, text):
+        return self._real.count_tokens(text)
 
     def generate_batch(self, jobs, on_progress=None, cancel=None):
         self.batches.append([prompt.name for prompt, _ in jobs])

@@ -150,13 +150,20 @@ suite("qualm in a real VS Code", () => {
       return l.find((x) => x.command?.title.startsWith("qualm") && x.command.title !== "qualm: assess" && x.command.title !== "qualm: re-assess");
     }, 30000);
     // the headline: the chance of passing from the shipped calibration file's pass model
-    assert.match(updated.command!.title, /^qualm: chance it passes: \d+ % \(benchmark fit\) · lexical \d\.\d\d/);
+    // then the suspect line: the body's line the model found least likely (a diagnostic marks it)
+    assert.match(updated.command!.title, /^qualm: chance it passes: \d+ % \(benchmark fit\) · suspect: line \d+ · lexical \d\.\d\d/);
+    const line = Number(/suspect: line (\d+)/.exec(updated.command!.title)![1]);
+    const suspect = await until("the suspect line's diagnostic", async () =>
+      vscode.languages.getDiagnostics(doc.uri).find((d) => d.source === "qualm" && (typeof d.code === "object" ? d.code.value : d.code) === "suspect"), 30000);
+    assert.equal(suspect.range.start.line + 1, line);
+    assert.match(suspect.message, /^suspect line of \w+: the model found '.+' least likely here/);
     const hovers = (await vscode.commands.executeCommand<vscode.Hover[]>("vscode.executeHoverProvider", doc.uri, new vscode.Position(0, 6))) ?? [];
     const text = hoverText(hovers);
     assert.match(text, /qualm assessment/);
     assert.match(text, /chance it passes: \d+ %/);
     assert.match(text, /\| lexical \|/);
     assert.match(text, /\| algorithmic \|/);
+    assert.match(text, /\*\*Suspect lines\*\*/);
   });
 
   test("an assessment runs with a progress notification whose Cancel button stops it", async () => {
