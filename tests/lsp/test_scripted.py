@@ -351,3 +351,22 @@ def test_a_likely_fix_is_a_code_action_whose_edit_asks_to_be_confirmed(tmp_path)
         assert note.needs_confirmation and "now passes: assert add(1, 2) == 3; assert add(2, 2) == 4" in note.description
 
     run(scenario)
+
+
+def test_right_code_gets_no_fix_and_nothing_is_tried(tmp_path):
+    path = tmp_path / "fim.json"
+    path.write_text(json.dumps({
+        "name": "scripted fim", "fim": True, "completions": ["return a - b"],
+        "plans": ["1. Add a and b.", "1. Return a plus b."],
+        "tests": json.dumps(["assert add(1, 2) == 3", "assert add(2, 2) == 4"]),
+        "entropy": {"default": 0.05, "tokens": {"+": 2.0}},
+    }))
+
+    async def scenario(s: Session):
+        await s.start(options(path, functional={"n_tests": 2, "n_solutions": 0}))
+        s.open(WRONG.replace("a - b", "a + b"), WRONG_URI)
+        a = plain(await s.command("qualm.assessFunction", WRONG_URI, "add"))["assessment"]
+        assert a["fix"] == {"fix": None, "note": "the code passes every check", "tried": 0, "seconds": 0.0}
+        assert a["suspects"][0]["line"] == 3  # still a suspect: where to look first, not a verdict
+
+    run(scenario)

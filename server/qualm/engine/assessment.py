@@ -405,15 +405,17 @@ def _fix_step(c: _Call, out: _Functional, trace: Trace, config: SandboxConfig) -
     f = c.settings.functional
     if (f.fix_positions <= 0 and not f.fix_line) or c.language.parses is None:
         return None
+    examples = out.examples.outcomes if out.examples is not None else []
+    checks = [o.example.test for o in examples] + [t.code for t in out.tests]
+    statuses = [o.status for o in examples] + [t.status for t in out.tests]
+    if all(st == "passed" for st in statuses):  # nothing to gain (no check at all: nothing to run)
+        return FixResult(None, "the code passes every check" if checks else "no check to run", 0, 0.0)
     c.progress("functional", "trying one-line fixes on the examples and the self-tests")
     candidates = token_candidates(trace, c.fn, c.settings, c.language.parses) if f.fix_positions > 0 else []
     suspects = suspect_lines(trace, c.fn.source, c.fn.body_offset, SUSPECT_MEASURE)
     if f.fix_line and suspects and c.backend.info.capabilities.infill:  # the line is written as a FIM completion
         line = line_candidate(c.backend, c.fn, suspects[0].line, c.settings, c.cancel)
         candidates += [line] if line is not None else []
-    examples = out.examples.outcomes if out.examples is not None else []
-    checks = [o.example.test for o in examples] + [t.code for t in out.tests]
-    statuses = [o.status for o in examples] + [t.status for t in out.tests]
     fixed = likely_fix(c.fn, candidates, checks, statuses, config, c.cancel)
     _check(c.cancel)
     return fixed
