@@ -73,7 +73,6 @@ class Completion:
     prompt: str = ""  # the text the model saw (FIM markers included)
     context_files: tuple[str, ...] = ()  # the other documents whose chunks the FIM prompt showed
     end_rule: str | None = None  # the stop rule that cut the text (qualm.engine.completion_end), None: none did
-    prompt_healed: bool = False  # the FIM prompt left the cursor line's indentation out (the model wrote it)
     attempts: int = 1  # 2: the healed prompt's completion was empty and it was asked again from the cursor
 
     @classmethod
@@ -146,18 +145,18 @@ def complete(
     e = settings.editor
     budget = InfillBudget(e.completion_prefix_tokens, e.completion_suffix_tokens, e.completion_context_tokens)
 
-    def fim_attempt(heal: bool) -> Completion:
+    def fim_attempt(heal: bool) -> tuple[str, Completion]:
+        """The whitespace the prompt left out ("" where none) and the completion."""
         fim = infill_context(document.text, offset, budget, backend.count_tokens, display_name(document.name), context, document.language.name, heal=heal)
         shown = tuple(dict.fromkeys(c.filename for c in fim.prompt.extra))
-        return _attempt(backend, fim.prompt, fim.heal, "", offset, settings, options, on_token, cancel, chat.function, kind, shown)
+        return fim.heal, _attempt(backend, fim.prompt, fim.heal, "", offset, settings, options, on_token, cancel, chat.function, kind, shown)
 
-    first = fim_attempt(heal=True)
-    healed = bool(first.prompt_healed)
+    healed, first = fim_attempt(heal=True)
     if not healed or first.text.strip() or first.stop_reason in ("cancelled", "doubt") or (cancel is not None and cancel.cancelled):
         return first
     if on_restart is not None:
         on_restart()  # what streamed of the first attempt (a start the final checks cut) is gone
-    again = fim_attempt(heal=False)
+    _, again = fim_attempt(heal=False)
     return replace(again, seconds=first.seconds + again.seconds, first_token_seconds=None if again.first_token_seconds is None else first.seconds + again.first_token_seconds, attempts=2)
 
 
@@ -207,5 +206,4 @@ def _attempt(
         prompt=trace.prompt,
         context_files=shown,
         end_rule=None if doubted else trace.extra.get("end_rule"),
-        prompt_healed=bool(heal) if kind == "fim" else False,
     )
