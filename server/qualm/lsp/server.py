@@ -99,6 +99,12 @@ class DocumentState:
             self.parsed = (document.text, document.functions())
         return self.parsed[1]
 
+    def current_assessments(self, document: Document) -> list[tuple[FunctionSource, Assessment]]:
+        """Each stored assessment whose function is still as it was assessed, with that function as
+        it stands in ``document`` (its line may have moved); :class:`SourceError` when it does not parse."""
+        functions = {fn.name: fn for fn in self.functions(document)}
+        return [(fn, stored.assessment) for name, stored in self.assessments.items() if (fn := functions.get(name)) is not None and fn.source == stored.source]
+
 
 class QualmServer(LanguageServer):
     def __init__(self) -> None:

@@ -1,5 +1,6 @@
 """Diagnostics on uncertain tokens (source ``qualm``) from accepted completions and scored documents,
-one on each assessed function's suspect line (while the function is as it was assessed), and ``qualm/marks``: every mark's range and level, for clients that colour the tokens (the VS Code
+one on each assessed function's suspect line (while the function is as it was assessed), and
+``qualm/marks``: every mark's range and level, for clients that colour the tokens (the VS Code
 extension's highlights), sent with the document version the ranges belong to. Called by the
 features that change marks; it registers no handler."""
 
@@ -53,23 +54,22 @@ def suspect_diagnostics(ls: QualmServer, uri: str) -> list[types.Diagnostic]:
     """At each assessed function's suspect token (qualm.signals.suspicion), while the function is
     the one that was assessed: the line to read first."""
     state = ls.docs[uri]
-    if not state.assessments:
+    if not state.assessments:  # publish runs on every change of a marked document: nothing to do here
         return []
     try:
         doc, document = ls.document(uri)
-        functions = {fn.name: fn for fn in state.functions(document)}
+        assessed = state.current_assessments(document)
     except (UnknownDocument, SourceError):
         return []  # while the file does not parse, no function is where it was
     out = []
-    for name, stored in state.assessments.items():
-        fn, suspects = functions.get(name), stored.assessment.suspects
-        if fn is None or fn.source != stored.source or not suspects:
+    for fn, a in assessed:
+        if not a.suspects:
             continue
-        s = suspects[0]
+        s = a.suspects[0]
         to_doc = source_to_document(state.text, fn.line, fn.source)
         start, end = visible(state.text, to_doc(s.start), to_doc(s.end))
         rather = f"; it would write '{s.preferred.strip()}' ({s.preferred_prob:.0%})" if s.preferred.strip() else ""
-        message = f"suspect line of {name}: the model found '{s.token.strip()}' least likely here ({s.prob:.0%}){rather}. Where to look first, not a verdict."
+        message = f"suspect line of {fn.name}: the model found '{s.token.strip()}' least likely here ({s.prob:.0%}){rather}. Where to look first, not a verdict."
         out.append(types.Diagnostic(range=ls.to_ranges(doc, [(start, end)])[0], message=message, severity=types.DiagnosticSeverity.Information, source="qualm", code="suspect"))
     return out
 

@@ -22,15 +22,14 @@ def fix_actions(ls: QualmServer, uri: str, where: types.Range) -> list[types.Cod
         return []
     try:
         doc, document = ls.document(uri)
-        functions = {fn.name: fn for fn in state.functions(document)}
+        assessed = state.current_assessments(document)
     except (UnknownDocument, SourceError):
         return []
     out = []
-    for name, stored in state.assessments.items():
-        fn, found = functions.get(name), stored.assessment.fix
-        fix = found.fix if found is not None else None
-        if fix is None or fn is None or fn.source != stored.source:
-            continue  # no fix, or the function changed since it was assessed
+    for fn, a in assessed:
+        fix = a.fix.fix if a.fix is not None else None
+        if fix is None:
+            continue
         if where.end.line < fn.line - 1 or where.start.line > fn.end_line - 1:
             continue
         to_doc = source_to_document(state.text, fn.line, fn.source)
@@ -38,7 +37,7 @@ def fix_actions(ls: QualmServer, uri: str, where: types.Range) -> list[types.Cod
         edit = types.AnnotatedTextEdit(range=ls.to_ranges(doc, [(to_doc(c.start), to_doc(c.end))])[0], new_text=c.replacement, annotation_id=ANNOTATION)
         passing = "; ".join(fix.newly_passing[:4]) + (f" and {len(fix.newly_passing) - 4} more" if len(fix.newly_passing) > 4 else "")
         note = types.ChangeAnnotation(
-            label=f"qualm: likely fix of {name}",
+            label=f"qualm: likely fix of {fn.name}",
             needs_confirmation=True,
             description=f"passes {fix.passed} of {fix.total} checks, the code {fix.base}; now passes: {passing}" + (f"; now fails: {'; '.join(fix.newly_failing[:2])}" if fix.newly_failing else ""),
         )
