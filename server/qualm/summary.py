@@ -241,11 +241,8 @@ def _plan_programs(progs: SolutionsResult | None) -> Section | None:
 def _suspects(a: Assessment) -> Section | None:
     if not a.suspects:
         return None
-    items = []
-    for x in a.suspects:
-        rather = f"; the model would write '{x.preferred.strip()}' (p {x.preferred_prob:.2f})" if x.preferred.strip() else ""
-        items.append(Item((f"line {x.line}: '{x.token.strip()}' (p {x.prob:.2f}){rather}",)))
-    return Section("suspects", "Suspect lines", " (the body's lines whose code the model found least likely, read token by token: where to look first, not a verdict)", tuple(items))
+    items = tuple(Item((f"line {x.line}: {x.describe()}",)) for x in a.suspects)
+    return Section("suspects", "Suspect lines", " (the body's lines whose code the model found least likely, read token by token: where to look first, not a verdict)", items)
 
 
 def _fix(a: Assessment) -> Section | None:

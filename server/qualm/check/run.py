@@ -50,9 +50,7 @@ def suspect_fields(suspects: tuple[SuspectLine, ...]) -> dict:
     """``suspect_line`` and ``suspect_note`` from an assessment's (or a scored pass's) suspects."""
     if not suspects:
         return {}
-    s = suspects[0]
-    rather = f"; the model would write '{s.preferred.strip()}' (p {s.preferred_prob:.2f})" if s.preferred.strip() else ""
-    return {"suspect_line": s.line, "suspect_note": f"the line the model found least likely: '{s.token.strip()}' (p {s.prob:.2f}){rather}"}
+    return {"suspect_line": suspects[0].line, "suspect_note": f"the line the model found least likely: {suspects[0].describe()}"}
 
 
 @dataclass(frozen=True)

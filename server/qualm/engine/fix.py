@@ -27,6 +27,7 @@ from ..lang import FunctionSource, language_named
 from ..model import CancelToken, ModelBackend
 from ..settings import Settings, default_threads
 from ..signals.agreement import run_probes
+from ..signals.suspicion import visible_line
 from ..signals.swaps import token_swaps
 from ..trace import Trace
 from .completion import CompletionOptions, complete
@@ -78,8 +79,7 @@ def token_candidates(trace: Trace, fn: FunctionSource, settings: Settings, parse
     for s in token_swaps(trace, fn.source, fn.body_offset, f.fix_positions, f.fix_alternatives, f.swap_floor, parses):
         if "\n" in s.token.strip("\n") or "\n" in s.alternative.strip("\n") or s.alternative.count("\n") != s.token.count("\n"):
             continue  # a token that spans lines, or a change that adds or drops a line break
-        line = fn.source.count("\n", 0, s.start + len(s.token) - len(s.token.lstrip())) + 1
-        out.append(FixCandidate("token", line, s.start, s.end, s.token, s.alternative, s.source))
+        out.append(FixCandidate("token", visible_line(fn.source, s.start, s.token), s.start, s.end, s.token, s.alternative, s.source))
     return out
 
 

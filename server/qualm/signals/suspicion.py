@@ -59,11 +59,21 @@ class SuspectLine:
     preferred: str  # the model's likeliest token there ("" where that is the written token)
     preferred_prob: float
 
+    def describe(self) -> str:
+        """The token and what the model would have written there, in words."""
+        rather = f"; the model would write '{self.preferred.strip()}' (p {self.preferred_prob:.2f})" if self.preferred.strip() else ""
+        return f"'{self.token.strip()}' (p {self.prob:.2f}){rather}"
+
+
+def visible_line(source: str, start: int, text: str) -> int:
+    """The 1-based line in ``source`` of the first non-blank character of ``text``, which stands at
+    ``start`` (a token such as ``"\\n    x"`` belongs to the line of ``x``)."""
+    return source.count("\n", 0, start + len(text) - len(text.lstrip())) + 1
+
 
 def token_line(rec: TokenRecord, source: str) -> int:
     """The 1-based line of ``rec``'s first non-blank character in ``source``."""
-    lead = len(rec.text) - len(rec.text.lstrip())
-    return source.count("\n", 0, rec.start + lead) + 1
+    return visible_line(source, rec.start, rec.text)
 
 
 def suspect_lines(trace: Trace, source: str, body_offset: int, measure: Measure = "surprisal") -> list[SuspectLine]:
