@@ -5,15 +5,14 @@ runs are real subprocesses."""
 from __future__ import annotations
 
 import json
-import re
 
+from hand_traces import word_trace
 from timing import seconds
 
 from qualm.engine.fix import FixCandidate, likely_fix, line_candidate, token_candidates
 from qualm.lang import PYTHON
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.settings import Settings
-from qualm.trace import Alternative, TokenRecord, Trace
 from qualm_sandbox import SandboxConfig, run_tests
 
 # Where the sandbox is missing or broken, conftest.py fails or skips every test here.
@@ -21,15 +20,6 @@ from qualm_sandbox import SandboxConfig, run_tests
 CONFIG = SandboxConfig(timeout=seconds(1.0), memory_mb=512)
 SOURCE = "def total(xs):\n    t = 1\n    for x in xs:\n        t += x\n    return t\n"
 CHECKS = ["assert total([]) == 0", "assert total([1, 2]) == 3", "assert total([5]) == 5", "assert isinstance(total([1]), int)"]
-
-
-def _trace(source: str, unlikely: dict[str, list[tuple[str, float]]]) -> Trace:
-    tokens = []
-    for i, m in enumerate(re.finditer(r"\s*\S+|\s+", source)):
-        text = m.group()
-        alts = unlikely.get(text.strip())
-        tokens.append(TokenRecord(i, i, text, m.start(), m.end(), 0.5, 0.01 if alts else 0.9, tuple(Alternative(50 + j, t, p) for j, (t, p) in enumerate(alts or []))))
-    return PYTHON.annotate_scopes(Trace(text=source, tokens=tuple(tokens), model="hand-made", mode="scored"))
 
 
 def _statuses(source: str) -> list[str]:
@@ -42,7 +32,7 @@ def test_the_change_that_passes_most_checks_is_the_fix_and_says_what_it_makes_pa
     statuses = _statuses(SOURCE)
     assert statuses == ["failed", "failed", "failed", "passed"]
     # at "1" the model would write "0" (right) or "2" (still wrong); at "+=" it would write "-=" (wrong)
-    candidates = token_candidates(_trace(SOURCE, {"1": [(" 2", 0.3), (" 0", 0.6)], "+=": [(" -=", 0.5)]}), fn, Settings(), PYTHON.parses)
+    candidates = token_candidates(word_trace(SOURCE, {"1": [(" 2", 0.3), (" 0", 0.6)], "+=": [(" -=", 0.5)]}), fn, Settings(), PYTHON.parses)
     assert [(c.replaced.strip(), c.replacement.strip(), c.line) for c in candidates] == [("1", "2", 2), ("1", "0", 2), ("+=", "-=", 4)]
     result = likely_fix(fn, candidates, CHECKS, statuses, CONFIG)
     fix = result.fix

@@ -4,17 +4,16 @@ checked in tests/model/test_assess.py); the test runs are real subprocesses."""
 
 from __future__ import annotations
 
-import re
 import time
 
 import pytest
+from hand_traces import word_trace
 from timing import seconds
 
 from qualm.engine.swaps import check_swaps
 from qualm.lang import PYTHON
 from qualm.settings import Settings
 from qualm.signals.agreement import run_probes
-from qualm.trace import Alternative, TokenRecord, Trace
 from qualm_sandbox import SandboxConfig, run_tests
 
 # Where the sandbox is missing or broken, conftest.py fails or skips every test here.
@@ -23,21 +22,10 @@ CONFIG = SandboxConfig(timeout=seconds(1.0), memory_mb=512)
 TESTS = ["assert add(2, 3) == 5", "assert add(0, 0) == 0", "assert add(-1, 1) == 0"]
 
 
-def _trace(source: str, unlikely: dict[str, list[tuple[str, float]]]) -> Trace:
-    """``source`` in word-sized tokens, each likely (0.9) but those named in ``unlikely`` (0.01, with
-    the given alternatives)."""
-    tokens = []
-    for i, m in enumerate(re.finditer(r"\s*\S+|\s+", source)):
-        text = m.group()
-        alts = unlikely.get(text.strip())
-        tokens.append(TokenRecord(i, i, text, m.start(), m.end(), 0.5, 0.01 if alts else 0.9, tuple(Alternative(50 + j, t, p) for j, (t, p) in enumerate(alts or []))))
-    return PYTHON.annotate_scopes(Trace(text=source, tokens=tuple(tokens), model="hand-made", mode="scored"))
-
-
 def _run(body: str, unlikely: dict[str, list[tuple[str, float]]], settings: Settings | None = None):
     fn = PYTHON.find_function(f"def add(a, b):\n    return {body}\n", "add")
     statuses = [o.status for o in run_tests(fn.program, TESTS, CONFIG).outcomes]
-    return statuses, check_swaps(fn, _trace(fn.source, unlikely), TESTS, statuses, None, settings or Settings(), CONFIG, PYTHON.parses)
+    return statuses, check_swaps(fn, word_trace(fn.source, unlikely), TESTS, statuses, None, settings or Settings(), CONFIG, PYTHON.parses)
 
 
 def test_the_likelier_token_makes_the_wrong_function_pass():
@@ -71,7 +59,7 @@ def test_off_and_without_tests():
     _, off = _run("a - b", {"-": [(" +", 0.9)]}, Settings().with_overrides(functional={"swap_positions": 0}))
     assert off.uncertainty is None and off.note.startswith("off")
     fn = PYTHON.find_function("def add(a, b):\n    return a - b\n", "add")
-    none = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), [], [], None, Settings(), CONFIG, PYTHON.parses)
+    none = check_swaps(fn, word_trace(fn.source, {"-": [(" +", 0.9)]}), [], [], None, Settings(), CONFIG, PYTHON.parses)
     assert none.uncertainty is None
 
 
@@ -81,7 +69,7 @@ def test_the_function_and_its_swaps_run_with_the_definitions_of_the_file_it_uses
     fn = PYTHON.find_function(text, "add")
     statuses = [o.status for o in run_tests(fn.program, TESTS, CONFIG).outcomes]
     assert statuses == ["failed", "passed", "failed"]
-    result = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), TESTS, statuses, None, Settings(), CONFIG, PYTHON.parses)
+    result = check_swaps(fn, word_trace(fn.source, {"-": [(" +", 0.9)]}), TESTS, statuses, None, Settings(), CONFIG, PYTHON.parses)
     assert result.best is not None and result.best.statuses == ("passed", "passed", "passed")
 
 
@@ -91,7 +79,7 @@ def test_the_swaps_of_an_async_def_run_as_its_tests_do():
     fn = PYTHON.find_function("async def add(a, b):\n    return a - b\n", "add")
     statuses = [o.status for o in run_probes(fn.program, TESTS, "add", CONFIG).outcomes]
     assert statuses == ["failed", "passed", "failed"]
-    result = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), TESTS, statuses, None, Settings(), CONFIG, PYTHON.parses)
+    result = check_swaps(fn, word_trace(fn.source, {"-": [(" +", 0.9)]}), TESTS, statuses, None, Settings(), CONFIG, PYTHON.parses)
     assert result.best is not None and result.best.statuses == ("passed", "passed", "passed")
 
 
@@ -101,5 +89,5 @@ def test_the_swaps_of_a_method_run_in_its_class():
     tests = ["assert Acc(0).add(2, 3) == 5", "obj = Acc(1); assert obj.add(0, 0) == 0", "assert Acc(0).add(-1, 1) == 0"]
     statuses = [o.status for o in run_probes(fn.program, tests, "Acc.add", CONFIG).outcomes]
     assert statuses == ["failed", "passed", "failed"]
-    result = check_swaps(fn, _trace(fn.source, {"-": [(" +", 0.9)]}), tests, statuses, None, Settings(), CONFIG, PYTHON.parses)
+    result = check_swaps(fn, word_trace(fn.source, {"-": [(" +", 0.9)]}), tests, statuses, None, Settings(), CONFIG, PYTHON.parses)
     assert result.best is not None and result.best.statuses == ("passed", "passed", "passed")
