@@ -6,12 +6,28 @@ from __future__ import annotations
 import os
 
 import pytest
+from sandbox_state import verdict
 
 from qualm.model import ModelBackend, load_model
 from qualm.settings import Settings
 
 # The CLI reads the user's settings file; tests (and the subprocesses they start) must not.
 os.environ["QUALM_CONFIG"] = os.path.join(os.path.dirname(__file__), "no-such-settings.json")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    problem, fatal = verdict(item)  # tests/sandbox/ and the tests marked needs_sandbox
+    if problem is not None and not fatal:
+        pytest.skip(problem)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
+    # a failure, not an error at set-up: the test itself fails, saying why
+    problem, fatal = verdict(item)
+    if problem is not None and fatal:
+        pytest.fail(problem, pytrace=False)
 
 
 @pytest.fixture(scope="session")
