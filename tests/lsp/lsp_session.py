@@ -10,6 +10,7 @@ from typing import Any
 
 from lsprotocol import types as t
 from pygls.lsp.client import LanguageClient
+from timing import seconds
 
 from qualm.lsp.params import plain
 
@@ -103,11 +104,22 @@ class Session:
             self.stderr.append(chunk)
 
     async def wait_for(self, cond, what: str, timeout: float = 120.0) -> None:
-        end = time.monotonic() + timeout
+        """Until ``cond()`` holds; the bound (``timeout`` at normal speed) scales with QUALM_TEST_TIME_FACTOR."""
+        end = time.monotonic() + seconds(timeout)
         while not cond():
             if time.monotonic() > end:
                 raise AssertionError(f"timed out waiting for {what}; statuses {self.statuses}, messages {self.messages}")
             await asyncio.sleep(0.05)
+
+    async def eventually(self, probe, what: str, timeout: float = 30.0) -> Any:
+        """Until the awaitable ``probe()`` returns something truthy (a request's answer that changes
+        once the server has handled earlier notifications), and that; the bound scales as wait_for's."""
+        end = time.monotonic() + seconds(timeout)
+        while not (found := await probe()):
+            if time.monotonic() > end:
+                raise AssertionError(f"timed out waiting for {what}")
+            await asyncio.sleep(0.05)
+        return found
 
     def open(self, text: str = DOC, uri: str = URI) -> None:
         self.client.text_document_did_open(t.DidOpenTextDocumentParams(text_document=t.TextDocumentItem(uri=uri, language_id="python", version=1, text=text)))
@@ -145,4 +157,4 @@ def run(scenario) -> None:
         finally:
             await s.stop()
 
-    asyncio.run(asyncio.wait_for(main(), 600))
+    asyncio.run(asyncio.wait_for(main(), seconds(600)))

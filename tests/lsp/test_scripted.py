@@ -5,7 +5,6 @@ real ones. The real-model versions of these scenarios are in test_server.py."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import math
 
@@ -199,11 +198,10 @@ def test_a_new_calibration_file_applies_without_reloading_the_model(script, tmp_
         async def described():
             return plain(await s.command("qualm.status"))["calibration"]
 
-        for _ in range(100):
-            if await described():
-                break
-            await asyncio.sleep(0.05)
-        assert "hand-made" in (await described())
+        async def the_new_one():
+            return "hand-made" in ((await described()) or "")
+
+        await s.eventually(the_new_one, "the new calibration file to be the one described")
         assert sum(x["state"] == "loading" for x in s.statuses) == loads  # the model was not reloaded
 
     run(scenario)
@@ -338,11 +336,16 @@ def test_a_likely_fix_is_a_code_action_whose_edit_asks_to_be_confirmed(tmp_path)
         assert (fix["line"], fix["passed"], fix["base"], fix["total"]) == (3, 3, 1, 3)
         lenses = await s.lenses(WRONG_URI)
         assert " · suspect: line 3" in lenses[0].command.title
+        # the client sends the suspect line's diagnostic with the request, as an editor does at the line
+        suspect = t.Diagnostic(range=t.Range(start=t.Position(2, 4), end=t.Position(2, 16)), message="suspect line", source="qualm", code="suspect")
+        other = t.Diagnostic(range=t.Range(start=t.Position(2, 4), end=t.Position(2, 16)), message="unused", source="ruff", code="F841")
         actions = await s.client.text_document_code_action_async(t.CodeActionParams(
-            text_document=t.TextDocumentIdentifier(uri=WRONG_URI), range=t.Range(start=t.Position(2, 0), end=t.Position(2, 0)), context=t.CodeActionContext(diagnostics=[]),
+            text_document=t.TextDocumentIdentifier(uri=WRONG_URI), range=t.Range(start=t.Position(2, 0), end=t.Position(2, 0)), context=t.CodeActionContext(diagnostics=[suspect, other]),
         ))
         action = next(x for x in actions if x.title.startswith("qualm: apply the likely fix"))
         assert "passes 3 of 3 checks (the code passes 1)" in action.title and action.kind == t.CodeActionKind.QuickFix
+        # the preferred fix of the suspect line's diagnostic (listed first; VS Code's auto fix applies it)
+        assert action.is_preferred and [d.code for d in action.diagnostics] == ["suspect"]
         change = action.edit.document_changes[0]
         edit = change.edits[0]
         assert change.text_document.uri == WRONG_URI and change.text_document.version == 1

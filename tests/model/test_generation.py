@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from qualm import engine, prompts
-from qualm.model import CancelToken, GenerationOptions, load_model
+from qualm.model import CancelToken, GenerationOptions, ModelRuntimeError, load_model
 from qualm.model.files import DEFAULT_MODEL
 
 pytestmark = pytest.mark.model
@@ -239,3 +239,34 @@ def test_a_chat_template_file_replaces_the_gguf_s_own(settings, prompt, tmp_path
 
 def test_the_gguf_s_template_adds_qwen_s_system_turn(backend, prompt):
     assert "You are Qwen" in backend.render_prompt(prompt)  # documented in docs/method.md
+
+
+def test_a_completion_run_between_a_batch_s_steps_changes_neither_answer(backend, prompt):
+    # The language server runs a waiting completion at a long job's checkpoint, which the backend
+    # calls between a batch's decoding steps (qualm.lsp.worker): the completion uses the main
+    # context while the batch waits in its own. Both answers are the ones they get alone.
+    jobs = [(prompt, GenerationOptions(max_tokens=12, temperature=0.8, seed=s)) for s in (1, 2)]
+    alone = backend.generate_batch(jobs)
+    other = prompts.ChatPrompt(user="Write a Python function that returns the square of x.", assistant_prefix="", stop=())
+    by_itself = backend.generate(other, GenerationOptions(max_tokens=12))
+    steps: list[str] = []
+
+    def at_checkpoint() -> None:
+        steps.append("step")
+        if len(steps) == 3:  # mid-batch: both sequences have answered a few tokens
+            steps.append(backend.generate(other, GenerationOptions(max_tokens=12)).text)
+
+    interrupted = backend.generate_batch(jobs, cancel=CancelToken(checkpoint=at_checkpoint))
+    assert by_itself.text in steps, steps
+    assert [t.text for t in interrupted] == [t.text for t in alone]
+    # a batch started at a batch's step would clear the context the outer one decodes in: refused
+    calls: list[int] = []
+
+    def batch_at_a_step() -> None:
+        calls.append(1)
+        if len(calls) == 2:  # the first call is before the outer batch starts
+            backend.generate_batch(jobs)
+
+    with pytest.raises(ModelRuntimeError, match="inside another batch"):
+        backend.generate_batch(jobs, cancel=CancelToken(checkpoint=batch_at_a_step))
+    assert [t.text for t in backend.generate_batch(jobs)] == [t.text for t in alone]  # and nothing is left broken

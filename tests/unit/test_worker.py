@@ -64,3 +64,87 @@ def test_a_newer_job_with_the_same_key_cancels_the_older():
         await _stopped(worker)
 
     asyncio.run(asyncio.wait_for(main(), seconds(60)))
+
+
+def test_an_urgent_job_runs_at_a_long_jobs_checkpoint_and_the_long_job_goes_on():
+    async def main():
+        worker = ModelWorker()
+        order: list[str] = []
+        started, urgent_queued = threading.Event(), threading.Event()
+
+        def long(cancel):
+            order.append("long: start")
+            started.set()
+            assert urgent_queued.wait(seconds(30))
+            cancel.checkpoint()  # where a backend lets waiting work in: between a batch's steps
+            order.append("long: end")
+            return "assessed"
+
+        def completion(cancel):
+            cancel.checkpoint()  # an urgent job is never interrupted itself
+            order.append("completion")
+            return "ghost text"
+
+        assessment, _ = worker.submit(long, key="assess")
+        await asyncio.to_thread(started.wait, seconds(30))
+        ghost, _ = worker.submit(completion, key="complete", urgent=True)
+        urgent_queued.set()
+        assert await ghost == "ghost text"
+        assert await assessment == "assessed"
+        assert order == ["long: start", "completion", "long: end"]
+        await _stopped(worker)
+
+    asyncio.run(asyncio.wait_for(main(), seconds(60)))
+
+
+def test_an_urgent_job_goes_before_queued_ones_and_a_checkpoint_off_the_worker_thread_runs_nothing():
+    async def main():
+        worker = ModelWorker()
+        order: list[str] = []
+        started, gate, helper_done = threading.Event(), threading.Event(), threading.Event()
+
+        def first(cancel):
+            started.set()
+            assert gate.wait(seconds(30))
+            # a sandbox's helper thread polling the token: the urgent job must not run there
+            threading.Thread(target=lambda: (cancel.checkpoint(), helper_done.set())).start()
+            assert helper_done.wait(seconds(30))
+            order.append("first")
+
+        a, _ = worker.submit(first)
+        await asyncio.to_thread(started.wait, seconds(30))  # running, not queued
+        b, _ = worker.submit(lambda cancel: order.append("queued"))
+        c, _ = worker.submit(lambda cancel: order.append("urgent"), urgent=True)
+        gate.set()
+        await asyncio.gather(a, b, c)
+        assert order == ["first", "urgent", "queued"]
+        await _stopped(worker)
+
+    asyncio.run(asyncio.wait_for(main(), seconds(60)))
+
+
+def test_an_urgent_job_that_fails_at_a_checkpoint_fails_alone():
+    async def main():
+        worker = ModelWorker()
+        started, queued = threading.Event(), threading.Event()
+
+        def long(cancel):
+            started.set()
+            assert queued.wait(seconds(30))
+            cancel.checkpoint()
+            return "assessed"
+
+        def broken(cancel):
+            raise ValueError("bad prompt")
+
+        assessment, _ = worker.submit(long)
+        await asyncio.to_thread(started.wait, seconds(30))
+        failing, _ = worker.submit(broken, urgent=True)
+        queued.set()
+        with pytest.raises(ValueError, match="bad prompt"):
+            await failing
+        assert await assessment == "assessed"
+        assert not worker.busy or worker.waiting == 0
+        await _stopped(worker)
+
+    asyncio.run(asyncio.wait_for(main(), seconds(60)))

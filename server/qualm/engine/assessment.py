@@ -635,5 +635,7 @@ def _listed(names: tuple[str, ...], most: int = 4) -> str:
 
 
 def _check(cancel: CancelToken) -> None:
+    """Between two steps: stop if cancelled, else let a waiting completion run first."""
     if cancel.cancelled:
         raise AssessmentCancelled("the assessment was cancelled")
+    cancel.checkpoint()

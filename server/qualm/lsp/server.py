@@ -224,8 +224,9 @@ class QualmServer(LanguageServer):
 
         future.add_done_callback(done)
 
-    async def run_model(self, fn: Callable[[ModelBackend, CancelToken], Any], key: str | None = None, cancel: CancelToken | None = None) -> Any:
-        """Run model work on the worker; cancelling the awaiting task cancels the work."""
+    async def run_model(self, fn: Callable[[ModelBackend, CancelToken], Any], key: str | None = None, cancel: CancelToken | None = None, urgent: bool = False) -> Any:
+        """Run model work on the worker; cancelling the awaiting task cancels the work. ``urgent``
+        (someone watches the cursor): before other work, and at a long job's checkpoints (worker.py)."""
         if self.backend is None and self.state != "loading":
             raise ModelUnavailable(f"the model is not ready ({self.state}: {self.state_message})")
 
@@ -235,7 +236,7 @@ class QualmServer(LanguageServer):
                 raise ModelUnavailable(f"the model is not ready ({self.state}: {self.state_message})")
             return fn(backend, token)
 
-        future, token = self.worker.submit(job, key=key, cancel=cancel)
+        future, token = self.worker.submit(job, key=key, cancel=cancel, urgent=urgent)
         if self.state == "ready":
             self.set_status("busy", "working")
         started = time.perf_counter()

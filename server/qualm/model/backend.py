@@ -21,11 +21,16 @@ from .text_stream import TextStream
 class CancelToken:
     """Set from any thread; the decoding loop checks it before every token. A token made with
     parents is also cancelled when one of them is: an operation's own token, joined to its caller's,
-    that the operation cancels when one of its parts fails, to stop the others."""
+    that the operation cancels when one of its parts fails, to stop the others.
 
-    def __init__(self, *parents: CancelToken | None) -> None:
+    ``checkpoint``: what the work holding the token does at :meth:`checkpoint` (the language server's
+    model worker runs a completion that waits there, so that ghost text need not wait for a whole
+    assessment)."""
+
+    def __init__(self, *parents: CancelToken | None, checkpoint: Callable[[], None] | None = None) -> None:
         self._event = threading.Event()
         self._parents = tuple(p for p in parents if p is not None)
+        self._checkpoint = checkpoint
 
     def cancel(self) -> None:
         self._event.set()
@@ -33,6 +38,15 @@ class CancelToken:
     @property
     def cancelled(self) -> bool:
         return self._event.is_set() or any(p.cancelled for p in self._parents)
+
+    def checkpoint(self) -> None:
+        """Let more urgent model work run now, if any waits. Backends call it only where nothing the
+        work relies on sits in the model's main context (before a call, between a batch's steps):
+        the urgent work may use that context."""
+        if self._checkpoint is not None:
+            self._checkpoint()
+        for p in self._parents:
+            p.checkpoint()
 
     def or_after(self, seconds: float) -> Callable[[], bool]:
         """A sandbox run's ``should_stop``: this token cancelled, or ``seconds`` passed from now (a

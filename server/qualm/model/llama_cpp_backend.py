@@ -108,7 +108,9 @@ class LlamaCppBackend:
     def __init__(self, path: Path, settings: ModelSettings, display_name: str | None = None):
         lc = _import_llama_cpp()
         self._lc = lc
-        self._lock = threading.Lock()
+        # Reentrant: a completion may run inside a batch, at its checkpoint, on the same thread.
+        self._lock = threading.RLock()
+        self._batching = False  # a batch is decoding in the multi-sequence context
         lc.llama_backend_init()
         self._system_info = lc.llama_print_system_info().decode("utf-8", "replace")
 
@@ -326,6 +328,8 @@ class LlamaCppBackend:
         on_token: OnToken | None = None,
         cancel: CancelToken | None = None,
     ) -> Trace:
+        if cancel is not None:
+            cancel.checkpoint()  # nothing of ours is in the main context yet
         with self._lock:
             self._ensure_open()
             t0 = time.perf_counter()
@@ -372,6 +376,8 @@ class LlamaCppBackend:
             return generated_trace(stream, options, model=self._info.name, prompt=rendered, prompt_tokens=len(ptoks), vocab_size=self.n_vocab, stop_reason=stop_reason, seconds=time.perf_counter() - t0, extra=extra or None)
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
+        if cancel is not None:
+            cancel.checkpoint()
         with self._lock:
             self._ensure_open()
             t0 = time.perf_counter()
@@ -427,80 +433,100 @@ class LlamaCppBackend:
         """
         if not jobs:
             return []
+        if cancel is not None:
+            cancel.checkpoint()
         with self._lock:
             self._ensure_open()
-            t0 = time.perf_counter()
-            ctx = self._multi_context(len(jobs))
-            rendered, prompt_tokens = zip(*(self._prompt_tokens(p) for p, _ in jobs))
-            groups: dict[tuple[int, ...], list[int]] = {}
-            for j, toks in enumerate(prompt_tokens):
-                groups.setdefault(tuple(toks), []).append(j)
-            shared = shared_prefix(list(groups))
-            prompt_cells = shared + sum(len(k) - shared for k in groups)
-            room = (ctx.n_ctx - prompt_cells) // len(jobs)
-            if room < 1:
-                raise ModelRuntimeError(f"{len(jobs)} samples of these prompts do not fit in {ctx.n_ctx} tokens; raise qualm.model.batch_n_ctx")
-            meter = EntropyMeter(self.n_vocab, max(o.top_alternatives for _, o in jobs))
-            states = [_Sample(p, o, min(o.max_tokens, room), len(t), self._sampler(o)) for (p, o), t in zip(jobs, prompt_tokens)]
-            produced = 0
-            ctx.clear()
-            # With every job's reuse_cache: the opening the prompts share with what the main context
-            # holds (the function an assessment just scored: its solutions' prompt) is copied from
-            # it into a spare sequence id, not evaluated again.
-            scratch = len(jobs)
-            held = self._lend_main(ctx, scratch, groups) if all(o.reuse_cache for _, o in jobs) and scratch < ctx.n_seq else 0
+            if self._batching:  # only a completion runs at a batch's checkpoint, and it never batches
+                raise ModelRuntimeError("a batch cannot start inside another batch")
+            self._batching = True
+            try:
+                return self._decode_batch(jobs, on_progress, cancel)
+            finally:
+                self._batching = False
 
-            def lent(toks: Sequence[int], upto: int) -> int:
-                n = min(_common(self._cached, toks), upto) if held else 0
-                return n if n >= MIN_REUSE else 0
+    def _decode_batch(
+        self,
+        jobs: Sequence[tuple[ChatPrompt, GenerationOptions]],
+        on_progress: Callable[[int], None] | None,
+        cancel: CancelToken | None,
+    ) -> list[Trace]:
+        t0 = time.perf_counter()
+        ctx = self._multi_context(len(jobs))
+        rendered, prompt_tokens = zip(*(self._prompt_tokens(p) for p, _ in jobs))
+        groups: dict[tuple[int, ...], list[int]] = {}
+        for j, toks in enumerate(prompt_tokens):
+            groups.setdefault(tuple(toks), []).append(j)
+        shared = shared_prefix(list(groups))
+        prompt_cells = shared + sum(len(k) - shared for k in groups)
+        room = (ctx.n_ctx - prompt_cells) // len(jobs)
+        if room < 1:
+            raise ModelRuntimeError(f"{len(jobs)} samples of these prompts do not fit in {ctx.n_ctx} tokens; raise qualm.model.batch_n_ctx")
+        meter = EntropyMeter(self.n_vocab, max(o.top_alternatives for _, o in jobs))
+        states = [_Sample(p, o, min(o.max_tokens, room), len(t), self._sampler(o)) for (p, o), t in zip(jobs, prompt_tokens)]
+        produced = 0
+        ctx.clear()
+        # With every job's reuse_cache: the opening the prompts share with what the main context
+        # holds (the function an assessment just scored: its solutions' prompt) is copied from
+        # it into a spare sequence id, not evaluated again.
+        scratch = len(jobs)
+        held = self._lend_main(ctx, scratch, groups) if all(o.reuse_cache for _, o in jobs) and scratch < ctx.n_seq else 0
 
-            if shared:
-                # the prompts' common opening, evaluated once and given to every sequence
-                first = next(iter(groups.values()))[0]
-                if n := lent(prompt_tokens[first], shared):
-                    ctx.copy_range(scratch, first, 0, n)
-                self._eval_prompt(list(prompt_tokens[first][n:shared]), ctx, seq=first, start=n)
-                for j in range(len(jobs)):
-                    if j != first:
-                        ctx.copy_seq(first, j)
-            for toks, members in groups.items():
-                start = shared
-                if (n := lent(toks, len(toks) - 1)) > shared:
-                    ctx.copy_range(scratch, members[0], shared, n)
-                    start = n
-                self._eval_prompt(list(toks[start:]), ctx, seq=members[0], start=start)
-                for j in members[1:]:
-                    ctx.copy_seq(members[0], j)
-                for j in members:
-                    self._advance(states[j], ctx, -1, meter)
-                    produced += 1
-            if held:
-                ctx.drop_seq(scratch)
-            active = [j for j, st in enumerate(states) if st.open]
-            while active:
-                if cancel is not None and cancel.cancelled:
-                    for j in active:
-                        states[j].close("cancelled")
-                    break
-                ctx.decode_step([(states[j].next_token, states[j].next_pos, j) for j in active])
-                for row, j in enumerate(active):
-                    self._advance(states[j], ctx, row, meter)
-                    if not states[j].open:
-                        ctx.drop_seq(j)  # frees its cells for the others
-                produced += len(active)
-                if on_progress is not None:
-                    on_progress(produced)
-                active = [j for j in active if states[j].open]
-            seconds = time.perf_counter() - t0
-            traces = []
-            for st, text, toks in zip(states, rendered, prompt_tokens):
-                st.stream.finish()
-                traces.append(
-                    generated_trace(
-                        st.stream, st.options, model=self._info.name, prompt=text, prompt_tokens=len(toks), vocab_size=self.n_vocab, stop_reason=st.stop_reason, seconds=seconds, extra={"batch_size": len(jobs)}
-                    )
+        def lent(toks: Sequence[int], upto: int) -> int:
+            n = min(_common(self._cached, toks), upto) if held else 0
+            return n if n >= MIN_REUSE else 0
+
+        if shared:
+            # the prompts' common opening, evaluated once and given to every sequence
+            first = next(iter(groups.values()))[0]
+            if n := lent(prompt_tokens[first], shared):
+                ctx.copy_range(scratch, first, 0, n)
+            self._eval_prompt(list(prompt_tokens[first][n:shared]), ctx, seq=first, start=n)
+            for j in range(len(jobs)):
+                if j != first:
+                    ctx.copy_seq(first, j)
+        for toks, members in groups.items():
+            start = shared
+            if (n := lent(toks, len(toks) - 1)) > shared:
+                ctx.copy_range(scratch, members[0], shared, n)
+                start = n
+            self._eval_prompt(list(toks[start:]), ctx, seq=members[0], start=start)
+            for j in members[1:]:
+                ctx.copy_seq(members[0], j)
+            for j in members:
+                self._advance(states[j], ctx, -1, meter)
+                produced += 1
+        if held:
+            ctx.drop_seq(scratch)
+        active = [j for j, st in enumerate(states) if st.open]
+        while active:
+            if cancel is not None and cancel.cancelled:
+                for j in active:
+                    states[j].close("cancelled")
+                break
+            if cancel is not None:
+                # the batch lives in its own context now (the main one was lent, above): a
+                # completion may use the main one between two steps
+                cancel.checkpoint()
+            ctx.decode_step([(states[j].next_token, states[j].next_pos, j) for j in active])
+            for row, j in enumerate(active):
+                self._advance(states[j], ctx, row, meter)
+                if not states[j].open:
+                    ctx.drop_seq(j)  # frees its cells for the others
+            produced += len(active)
+            if on_progress is not None:
+                on_progress(produced)
+            active = [j for j in active if states[j].open]
+        seconds = time.perf_counter() - t0
+        traces = []
+        for st, text, toks in zip(states, rendered, prompt_tokens):
+            st.stream.finish()
+            traces.append(
+                generated_trace(
+                    st.stream, st.options, model=self._info.name, prompt=text, prompt_tokens=len(toks), vocab_size=self.n_vocab, stop_reason=st.stop_reason, seconds=seconds, extra={"batch_size": len(jobs)}
                 )
-            return traces
+            )
+        return traces
 
     def _lend_main(self, ctx: _Context, seq: int, prompts: Iterable[Sequence[int]]) -> int:
         """Copy the main context's cache into ``seq`` of ``ctx`` where a prompt's opening is in it

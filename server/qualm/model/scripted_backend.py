@@ -136,7 +136,8 @@ class ScriptedBackend:
         alts = (Alternative(index, piece, p),) + tuple(Alternative(VOCAB_SIZE - k - 1, f"{piece.strip() or '·'}~{k + 1}", q) for k, q in enumerate(rest))
         return TokenRecord(index=index, token_id=index, text=piece, start=start, end=start + len(piece), entropy=h, prob=p, alternatives=alts[:top])
 
-    def _trace(self, prompt: ChatPrompt, text: str, mode: str, options: GenerationOptions, on_token: OnToken | None, cancel: CancelToken | None) -> Trace:
+    def _trace(self, prompt: ChatPrompt, text: str, mode: str, options: GenerationOptions, on_token: OnToken | None, cancel: CancelToken | None, steps: bool = False) -> Trace:
+        """``steps``: a batch's tokens, with a checkpoint before each (as llama.cpp's batch steps)."""
         t0 = time.perf_counter()
         top, limit = options.top_alternatives, options.max_tokens
         records: list[TokenRecord] = []
@@ -149,6 +150,8 @@ class ScriptedBackend:
             if i >= limit:
                 stop_reason = "length"
                 break
+            if steps and cancel is not None:
+                cancel.checkpoint()
             if self._script.seconds_per_token:
                 time.sleep(self._script.seconds_per_token)
             rec = self._record(i, piece, start, top)
@@ -171,29 +174,38 @@ class ScriptedBackend:
         )
 
     def generate(self, prompt: ChatPrompt | InfillPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
+        if cancel is not None:
+            cancel.checkpoint()
+        return self._generate(prompt, options, on_token, cancel)
+
+    def _generate(self, prompt: ChatPrompt | InfillPrompt, options: GenerationOptions, on_token: OnToken | None, cancel: CancelToken | None, steps: bool = False) -> Trace:
         mode = "greedy" if options.greedy else "sampled"
         answer = self._answer(prompt, options)
         end = prompt.ends(answer + "\n") if prompt.ends is not None else None
         rule = None
         if prompt.ending is not None:  # the whole answer at once: where the ending cuts it
             end, rule = _first_cut(prompt.ending, answer)
-        trace = self._trace(prompt, answer[:end] if end is not None else answer, mode, options, on_token, cancel)
+        trace = self._trace(prompt, answer[:end] if end is not None else answer, mode, options, on_token, cancel, steps)
         if rule is not None:
             trace = replace(trace, extra={**trace.extra, "end_rule": rule})
         return replace(trace, stop_reason="complete") if end is not None and trace.stop_reason == "eos" else trace
 
     def generate_batch(self, jobs: Sequence[tuple[ChatPrompt, GenerationOptions]], on_progress: Callable[[int], None] | None = None, cancel: CancelToken | None = None) -> list[Trace]:
         """One job after another: a script has no batch to share."""
+        if cancel is not None:
+            cancel.checkpoint()
         out: list[Trace] = []
         total = 0
         for prompt, options in jobs:
-            out.append(self.generate(prompt, options, cancel=cancel))
+            out.append(self._generate(prompt, options, None, cancel, steps=True))
             total += len(out[-1].tokens)
             if on_progress is not None:
                 on_progress(total)
         return out
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
+        if cancel is not None:
+            cancel.checkpoint()
         return self._trace(prompt, text, "scored", GenerationOptions(max_tokens=len(text) + 1, top_alternatives=top_alternatives), None, cancel)
 
     def close(self) -> None:

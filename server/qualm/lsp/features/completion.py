@@ -91,6 +91,7 @@ async def _complete(ls: QualmServer, uri: str, position: types.Position, options
     result = await ls.run_model(
         lambda backend, token: engine.complete(backend, document, offset, settings, options, on_token=stream, cancel=token, context=context, on_restart=restart),
         key=f"complete:{uri}",
+        urgent=True,  # ghost text does not wait for an assessment (worker.py)
     )
     ls.log(_describe(result))
     state = ls.docs.get(uri)

@@ -15,8 +15,10 @@ from ..server import QualmServer, UnknownDocument
 ANNOTATION = "qualm-likely-fix"
 
 
-def fix_actions(ls: QualmServer, uri: str, where: types.Range) -> list[types.CodeAction]:
-    """The likely fixes of the assessed functions that ``where`` touches."""
+def fix_actions(ls: QualmServer, uri: str, where: types.Range, diagnostics: list[types.Diagnostic]) -> list[types.CodeAction]:
+    """The likely fixes of the assessed functions that ``where`` touches. Each is the preferred quick
+    fix of its suspect line's diagnostic (among ``diagnostics``, the client's at ``where``), so the
+    editor lists it first and its auto-fix command applies it."""
     state = ls.docs.get(uri)
     if state is None or not state.assessments:
         return []
@@ -42,10 +44,13 @@ def fix_actions(ls: QualmServer, uri: str, where: types.Range) -> list[types.Cod
             description=f"passes {fix.passed} of {fix.total} checks, the code {fix.base}; now passes: {passing}" + (f"; now fails: {'; '.join(fix.newly_failing[:2])}" if fix.newly_failing else ""),
         )
         ident = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=doc.version)
+        related = [d for d in diagnostics if d.source == "qualm" and d.code == "suspect" and d.range.start.line == fix.line - 1]
         out.append(
             types.CodeAction(
                 title=f"qualm: apply the likely fix ({fix.describe()})",
                 kind=types.CodeActionKind.QuickFix,
+                diagnostics=related or None,
+                is_preferred=True,
                 edit=types.WorkspaceEdit(document_changes=[types.TextDocumentEdit(text_document=ident, edits=[edit])], change_annotations={ANNOTATION: note}),
             )
         )

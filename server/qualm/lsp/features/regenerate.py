@@ -115,6 +115,7 @@ async def run_regeneration(ls: QualmServer, target: Target, partial_token: Any =
     result: Regeneration = await ls.run_model(
         lambda backend, cancel: regenerate(backend, document, token, end, settings, choice, seed, on_token if partial_token is not None else None, cancel),
         key=f"regenerate:{target.uri}",
+        urgent=True,  # a rewrite the user waits for: as a completion (worker.py)
     )
     state = ls.docs.get(target.uri)
     if state is not None and state.text == document.text:
@@ -139,7 +140,7 @@ def register(server: QualmServer) -> None:
         wanted = [str(getattr(k, "value", k)) for k in only or ()]  # enum members or plain strings
         if wanted and not any(KIND.value == k or KIND.value.startswith(f"{k}.") for k in wanted):
             return None  # the client asked for other kinds (say, source actions on save)
-        actions = fix_actions(ls, uri, params.range)  # an assessed function's likely fix
+        actions = fix_actions(ls, uri, params.range, list(params.context.diagnostics))  # an assessed function's likely fix
         doc = ls.workspace.get_text_document(uri)
         start, end = doc.offset_at_position(params.range.start), doc.offset_at_position(params.range.end)
         found = _marks_at(state.marks, start, end)

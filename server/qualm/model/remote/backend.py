@@ -22,7 +22,8 @@ import math
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FuturesTimeout
 from pathlib import Path
 
 from ...prompts import ChatPrompt, InfillPrompt
@@ -43,6 +44,8 @@ log = logging.getLogger("qualm.model")
 # servers take one answer a request. MAX_N: at most this many answers a request.
 N_ENGINES = frozenset({"vllm", "sglang"})
 MAX_N = 16
+# How often a batch's wait lets a waiting completion go to the server beside it (CancelToken.checkpoint).
+CHECKPOINT_S = 0.05
 # An answer whose stream ended without a finish reason was cut short, not finished: llama-cpp-python's
 # server does that to a running answer when another request arrives (its --interrupt_requests).
 CUT_SHORT = (
@@ -205,6 +208,8 @@ class OpenAIBackend:
         return math.ceil(len(text) / CHARS_PER_TOKEN)
 
     def generate(self, prompt: ChatPrompt | InfillPrompt, options: GenerationOptions, on_token: OnToken | None = None, cancel: CancelToken | None = None) -> Trace:
+        if cancel is not None:
+            cancel.checkpoint()
         return self._decode(prompt, options, 1, on_token, cancel)[0]
 
     def _infill_format(self) -> fim.FimFormat | None:
@@ -225,6 +230,8 @@ class OpenAIBackend:
         ``max_concurrency`` requests are in flight; an error cancels the others and is raised."""
         if not jobs:
             return []
+        if cancel is not None:
+            cancel.checkpoint()
         inner = CancelToken(cancel)  # the caller's, or the batch's own after an error
         produced = [0]
         lock = threading.Lock()
@@ -247,12 +254,24 @@ class OpenAIBackend:
             futures = [(group, pool.submit(run, group)) for group in groups]
             try:
                 for group, future in futures:
-                    for i, trace in zip(group, future.result()):
+                    for i, trace in zip(group, self._awaited(future, cancel)):
                         out[i] = trace
             except BaseException:
                 inner.cancel()
                 raise
         return [t for t in out if t is not None]
+
+    def _awaited(self, future: Future, cancel: CancelToken | None) -> list[Trace]:
+        """A request's traces; while it runs, the caller's checkpoint (a completion that waits is
+        sent beside the batch: the server runs requests side by side), except on a server that
+        cuts a running answer short when another request arrives."""
+        side_by_side = cancel is not None and self._engine not in ONE_AT_A_TIME
+        while True:
+            try:
+                return future.result(timeout=CHECKPOINT_S if side_by_side else None)
+            except FuturesTimeout:
+                if cancel is not None:
+                    cancel.checkpoint()
 
     def _request_groups(self, jobs: Sequence[tuple[ChatPrompt, GenerationOptions]]) -> list[list[int]]:
         """Which jobs share one request: with an engine that takes ``n``, the samples of one prompt
@@ -349,6 +368,8 @@ class OpenAIBackend:
         return extra
 
     def score(self, prompt: ChatPrompt, text: str, cancel: CancelToken | None = None, top_alternatives: int = 5) -> Trace:
+        if cancel is not None:
+            cancel.checkpoint()
         self._ensure_open()
         if not self.endpoint.prompt_logprobs:
             raise TeacherForcingUnavailable(self.endpoint.prompt_logprobs_note)
