@@ -91,7 +91,7 @@ class AssessmentSummary:
     examples_failing: str | None  # the examples' note, where the code fails one
     unlike_inputs: int  # inputs where the code answers unlike most of the model's solutions
     better_swap: tuple[str, int] | None  # (the likelier token, its line) where a swap passes more tests
-    suspect: int | None  # the likely fix's line, else the line the model found least likely (qualm.signals.suspicion)
+    suspect: int | None  # the likely fix's line, else the line the model least expected (qualm.signals.suspicion)
 
     def section(self, key: str) -> Section | None:
         return next((s for s in self.sections if s.key == key), None)
@@ -242,7 +242,7 @@ def _suspects(a: Assessment) -> Section | None:
     if not a.suspects:
         return None
     items = tuple(Item((f"line {x.line}: {x.describe()}",)) for x in a.suspects)
-    return Section("suspects", "Suspect lines", " (the body's lines whose code the model found least likely, read token by token: where to look first, not a verdict)", items)
+    return Section("suspects", "Suspect lines", " (the body's lines whose code the model least expected, read token by token: its surprise at the token beyond its own uncertainty there; where to look first, not a verdict)", items)
 
 
 def _fix(a: Assessment) -> Section | None:

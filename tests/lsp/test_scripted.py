@@ -303,7 +303,7 @@ def test_an_assessment_marks_its_suspect_line_until_the_function_changes(script)
         await s.wait_for(lambda: any(d.code == "suspect" for d in s.diagnostics.get(URI, [])), "the suspect line's diagnostic")
         d = next(d for d in s.diagnostics[URI] if d.code == "suspect")
         assert (d.range.start.line, d.range.start.character, d.range.end.character) == (2, 13, 14)  # the '+' of `return a + b`
-        assert d.message.startswith("suspect line of add: the model found '+' least likely here (30%)") and d.severity == t.DiagnosticSeverity.Information
+        assert d.message.startswith("suspect line of add: the model least expected '+' here (30%)") and d.severity == t.DiagnosticSeverity.Information
         lenses = await s.lenses(URI)
         assert " · suspect: line 3" in lenses[0].command.title
         # the function changes: its assessment is stale, and so is the suspect

@@ -134,7 +134,7 @@ def test_the_suspect_line_is_a_related_location_of_the_function_s_result(validat
     from qualm.signals.suspicion import SuspectLine
 
     fields = suspect_fields((SuspectLine(14, 3.9, " -", 30, 32, 0.02, " +", 0.85),))
-    assert fields == {"suspect_line": 14, "suspect_note": "the line the model found least likely: '-' (p 0.02); the model would write '+' (p 0.85)"}
+    assert fields == {"suspect_line": 14, "suspect_note": "the line the model least expected: '-' (p 0.02); the model would write '+' (p 0.85)"}
     report = lexical_report()
     failing = [f for f in report.functions if f.verdict == "fail"]
     report = replace(report, functions=tuple(replace(f, **fields) if f is failing[0] else f for f in report.functions))
@@ -144,6 +144,6 @@ def test_the_suspect_line_is_a_related_location_of_the_function_s_result(validat
     assert first["locations"][0]["physicalLocation"]["region"]["startLine"] == failing[0].start_line  # the result is still the function's
     related = first["relatedLocations"][0]
     assert related["physicalLocation"]["region"] == {"startLine": 14, "endLine": 14}
-    assert related["message"]["text"].startswith("suspect line: the line the model found least likely: '-'")
+    assert related["message"]["text"].startswith("suspect line: the line the model least expected: '-'")
     assert all("relatedLocations" not in r for r in log["runs"][0]["results"][1:])
     assert suspect_fields(()) == {}

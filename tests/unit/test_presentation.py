@@ -301,7 +301,7 @@ def test_the_lens_names_the_suspect_line_and_the_hover_lists_the_suspects():
     a = replace(assessment(0.31), line=10, suspects=suspects)
     assert lens_title(a, False).startswith("qualm: chance it passes: 31 % (benchmark fit) · suspect: line 12 · lexical")
     text = assessment_hover(a)
-    assert "**Suspect lines** (the body's lines whose code the model found least likely" in text
+    assert "**Suspect lines** (the body's lines whose code the model least expected" in text
     assert "- line 12: '-' (p 0.02); the model would write '+' (p 0.85)" in text
     assert "- line 14: 'i' (p 0.14)\n" in text + "\n"  # the model's own choice there: nothing it would rather write
     rendered = " ".join(str(getattr(r, "plain", "")) for r in assessment_report(a, "f.py"))

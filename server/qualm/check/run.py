@@ -41,7 +41,7 @@ class FunctionCheck:
     axes: dict[str, dict] = field(default_factory=dict)  # with --assess: raw, percentile, available, note per axis
     ensemble: float | None = None
     seconds: float = 0.0
-    # The line the model found least likely (qualm.signals.suspicion) and that token in words
+    # The line the model least expected (qualm.signals.suspicion) and that token in words
     suspect_line: int | None = None
     suspect_note: str = ""
 
@@ -50,7 +50,7 @@ def suspect_fields(suspects: tuple[SuspectLine, ...]) -> dict:
     """``suspect_line`` and ``suspect_note`` from an assessment's (or a scored pass's) suspects."""
     if not suspects:
         return {}
-    return {"suspect_line": suspects[0].line, "suspect_note": f"the line the model found least likely: {suspects[0].describe()}"}
+    return {"suspect_line": suspects[0].line, "suspect_note": f"the line the model least expected: {suspects[0].describe()}"}
 
 
 @dataclass(frozen=True)

@@ -119,7 +119,7 @@ class Assessment:
     plan_programs: SolutionsResult | None = None
     # The docstring's own examples run as tests (qualm.signals.examples): the author's specification.
     examples: ExamplesResult | None = None
-    # The body's lines the model found least likely, most suspect first (qualm.signals.suspicion):
+    # The body's lines the model least expected, most suspect first (qualm.signals.suspicion):
     # ``line`` is the document's, ``start``/``end`` offsets in ``candidate``; empty without a scored pass.
     suspects: tuple[SuspectLine, ...] = ()
     # A one-line change that passes more of the examples and self-tests (qualm.engine.fix); None: not tried

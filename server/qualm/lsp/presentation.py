@@ -133,7 +133,7 @@ def lens_title(a: Assessment | None, stale: bool, headline: str = "chance") -> s
         parts = [f"qualm: {s.chance_line} (benchmark fit)"]
     else:
         parts = [f"qualm {s.ensemble:.2f} {s.ensemble_words}" if s.ensemble is not None else "qualm (raw)"]
-    # Where to read first: the line the model found least likely (the hover lists the next ones).
+    # Where to read first: the line the model least expected (the hover lists the next ones).
     if s.suspect is not None:
         parts.append(f"suspect: line {s.suspect}")
     if s.lexical_raw is not None:

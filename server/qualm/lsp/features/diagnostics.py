@@ -69,7 +69,7 @@ def suspect_diagnostics(ls: QualmServer, uri: str) -> list[types.Diagnostic]:
         to_doc = source_to_document(state.text, fn.line, fn.source)
         start, end = visible(state.text, to_doc(s.start), to_doc(s.end))
         rather = f"; it would write '{s.preferred.strip()}' ({s.preferred_prob:.0%})" if s.preferred.strip() else ""
-        message = f"suspect line of {fn.name}: the model found '{s.token.strip()}' least likely here ({s.prob:.0%}){rather}. Where to look first, not a verdict."
+        message = f"suspect line of {fn.name}: the model least expected '{s.token.strip()}' here ({s.prob:.0%}){rather}. Where to look first, not a verdict."
         out.append(types.Diagnostic(range=ls.to_ranges(doc, [(start, end)])[0], message=message, severity=types.DiagnosticSeverity.Information, source="qualm", code="suspect"))
     return out
 
