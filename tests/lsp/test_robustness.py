@@ -133,7 +133,7 @@ def test_fuzz_then_a_normal_hover_still_answers():
                 body = json.dumps(message).encode()
             send_raw(s, body)
             if i % 100 == 99:
-                await asyncio.sleep(0.05)  # let the pipe drain
+                await s.client.protocol.writer.drain()  # the server's stdin (an asyncio StreamWriter): wait until the pipe has room
         # the fuzz may legitimately have cleared the marks (qualm.clear is among the commands it
         # sends); scoring is deterministic, so scoring again must give the very same hover. The
         # model's one queue runs jobs in order: once this scoring is done, so is every model job a
