@@ -91,7 +91,7 @@ class AssessmentSummary:
     examples_failing: str | None  # the examples' note, where the code fails one
     unlike_inputs: int  # inputs where the code answers unlike most of the model's solutions
     better_swap: tuple[str, int] | None  # (the likelier token, its line) where a swap passes more tests
-    suspect: int | None  # the likely fix's line, else the line the model least expected (qualm.signals.suspicion)
+    suspect: int | None  # the likely fix's line, else the line the model least expected (assessment.suspects_of)
 
     def section(self, key: str) -> Section | None:
         return next((s for s in self.sections if s.key == key), None)
@@ -137,7 +137,7 @@ def summarize(a: Assessment) -> AssessmentSummary:
         examples_failing=a.examples.note if a.examples is not None and a.examples.failing else None,
         unlike_inputs=len(a.solutions.disagreements) + len(a.solutions.differences) if a.solutions is not None else 0,
         better_swap=(best.swap.alternative.strip(), best.line_in(a.candidate, a.line)) if best is not None and best.gain > 0 else None,
-        suspect=a.fix.fix.line if a.fix is not None and a.fix.fix is not None else a.suspects[0].line if a.suspects else None,
+        suspect=a.suspects[0].line if a.suspects else None,  # the likely fix's line first (assessment.suspects_of)
     )
 
 

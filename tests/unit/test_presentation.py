@@ -318,8 +318,10 @@ def test_a_likely_fix_is_the_suspect_and_the_hover_says_what_it_makes_pass():
 
     source = "def f(xs):\n    t = 1\n    for x in xs:\n        t += x\n    return t\n"
     fix = LikelyFix(FixCandidate("token", 2, 8, 10, " 1", " 0", source.replace("= 1", "= 0")), 11, 4, 1, 4, ("assert f([]) == 0", "assert f([5]) == 5"), ())
-    a = replace(assessment(0.2), line=10, candidate=source, suspects=(SuspectLine(13, 4.0, " +=", 30, 33, 0.01, " -=", 0.5),), fix=FixResult(fix, fix.describe(), 3, 0.4))
-    assert " · suspect: line 11 · " in lens_title(a, False)  # the fix's line, not the least likely one
+    # the engine lists the fix's line first (assessment.suspects_of), before the least expected one
+    suspects = (SuspectLine(11, 1.0, " 1", 8, 10, 0.2, " 0", 0.6), SuspectLine(13, 4.0, " +=", 30, 33, 0.01, " -=", 0.5))
+    a = replace(assessment(0.2), line=10, candidate=source, suspects=suspects, fix=FixResult(fix, fix.describe(), 3, 0.4))
+    assert " · suspect: line 11 · " in lens_title(a, False)
     text = assessment_hover(a)
     assert "**Likely fix** (of 3 one-line changes the model suggests, run on the docstring's examples and the self-tests): line 11: '0' for '1' passes 4 of 4 checks (the code passes 1)" in text
     assert "- now passes: assert f([]) == 0" in text

@@ -87,3 +87,12 @@ def test_the_assessment_s_suspects_are_at_the_document_s_lines():
     # (0.005 each, from " = 0" and "    return": a tie keeps the earlier line first)
     assert [s.line for s in suspects] == [8, 6, 9][:SUSPECTS_SHOWN]
     assert suspects_of(fn, None) == ()
+
+
+def test_a_likely_fix_s_line_goes_first_and_the_others_keep_their_order():
+    from qualm.engine.assessment import suspects_of
+
+    fn = PYTHON.find_function("import math\n\n\n" + SOURCE, "f")
+    assert [s.line for s in suspects_of(fn, TRACE, fix_line=6)] == [9, 8, 6]  # the fix on the function's line 6
+    assert [s.line for s in suspects_of(fn, TRACE, fix_line=4)] == [7, 8, 6]  # a line ranked last comes first
+    assert [s.line for s in suspects_of(fn, TRACE, fix_line=None)] == [8, 6, 9]

@@ -562,7 +562,7 @@ def _assessment(c: _Call, lex: _Lexical, s: _Samples, algo: _Algorithmic, func: 
         swaps=func.swapped,
         plan_programs=func.programs,
         examples=func.examples,
-        suspects=suspects_of(c.fn, lex.trace),
+        suspects=suspects_of(c.fn, lex.trace, func.fixed.fix.candidate.line if func.fixed is not None and func.fixed.fix is not None else None),
         fix=func.fixed,
     )
 
@@ -570,12 +570,17 @@ def _assessment(c: _Call, lex: _Lexical, s: _Samples, algo: _Algorithmic, func: 
 SUSPECTS_SHOWN = 3
 
 
-def suspects_of(fn: FunctionSource, trace: Trace | None) -> tuple[SuspectLine, ...]:
-    """The most suspect lines of ``fn`` from its teacher-forced pass, at their lines in the document."""
+def suspects_of(fn: FunctionSource, trace: Trace | None, fix_line: int | None = None) -> tuple[SuspectLine, ...]:
+    """The most suspect lines of ``fn`` from its teacher-forced pass, at their lines in the document.
+    ``fix_line`` (1-based in ``fn.source``): a likely fix's line, which goes first: a change there
+    makes failing checks pass, the strongest evidence (on the tune mutants it put the bug's line
+    first in 0.82 of wrong functions against 0.70 for the teacher-forced ranking alone;
+    results/localization/repair-rules.md §3)."""
     if trace is None:
         return ()
-    ranked = suspect_lines(trace, fn.source, fn.body_offset, SUSPECT_MEASURE)[:SUSPECTS_SHOWN]
-    return tuple(replace(s, line=fn.line + s.line - 1) for s in ranked)
+    ranked = suspect_lines(trace, fn.source, fn.body_offset, SUSPECT_MEASURE)
+    ranked = sorted(ranked, key=lambda s: s.line != fix_line)  # stable: the others keep their order
+    return tuple(replace(s, line=fn.line + s.line - 1) for s in ranked[:SUSPECTS_SHOWN])
 
 
 def sampling_jobs(
