@@ -71,6 +71,8 @@ export class QualmClient implements vscode.Disposable {
   /** The language client is restarting the server after a crash: its next start repeats the
    * handshake. */
   private recovering = false;
+  /** What the last crash told the language client to do: restart the server, or leave it stopped. */
+  lastCrashAction: "restart" | "stop" | undefined;
   /** The output channel as the language client writes to it: the server's stderr also lands in `tail`. */
   private readonly recorded: vscode.LogOutputChannel;
 
@@ -304,6 +306,7 @@ export class QualmClient implements vscode.Disposable {
     this.log.error(`${message}\nthe server's last lines:\n${this.tail.last(20).join("\n")}`);
     this.server = undefined;
     this.recovering = verdict.restart;
+    this.lastCrashAction = verdict.restart ? "restart" : "stop";
     this.setStatus({ state: "crashed", message: crashStatus(verdict, exit), model: null });
     void this.explainCrash(message);
     return verdict.restart ? { action: CloseAction.Restart, handled: true } : { action: CloseAction.DoNotRestart, handled: true };

@@ -12,6 +12,7 @@ import { documentSelector, readLanguages } from "./languages";
 import { ACCEPT_COMMAND as ACCEPT_REWRITE, CYCLE_COMMAND, PREVIEW_ACTIONS, PREVIEW_COMMAND, PreviewEvent, REJECT_COMMAND, Regenerations } from "./regenerate";
 import { RegenerationData } from "./protocol";
 import { ClientSettings, hasUserValue, readClientSettings, warnOnce } from "./settings";
+import { lingerMs } from "./linger";
 import { StatusItem, showMenu } from "./status";
 
 /** What activate() returns: for other extensions and for qualm's end-to-end tests. */
@@ -23,6 +24,8 @@ export interface QualmApi {
   onCompletion: vscode.Event<StreamEvent>;
   onPreview: vscode.Event<PreviewEvent>;
   restart(): Promise<void>;
+  /** What the last crash told the language client: restart the server, or leave it stopped. */
+  lastCrashAction(): "restart" | "stop" | undefined;
 }
 
 export function activate(context: vscode.ExtensionContext): QualmApi {
@@ -39,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
       oldName,
     );
   };
-  const status = new StatusItem();
+  const status = new StatusItem(lingerMs(process.env));
   const highlights = new Highlights(
     (uri) => settings(uri).highlightsEnabled,
     (uri) => settings(uri).minimumLevel,
@@ -111,6 +114,7 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
     onCompletion: completions.onStream,
     onPreview: rewrites.onPreview,
     restart: () => qualm.restart(),
+    lastCrashAction: () => qualm.lastCrashAction,
   };
 }
 

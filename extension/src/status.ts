@@ -3,9 +3,7 @@
 import * as vscode from "vscode";
 import { ClientStatus } from "./client";
 import { CompletionView, completionLabel, completionTooltip } from "./doubt";
-
-// How long a finished completion's doubt stays: long enough to read, gone before it misleads.
-const LINGER_MS = 8000;
+import { LINGER_MS } from "./linger";
 
 const ICONS: Record<string, string> = {
   starting: "$(loading~spin)",
@@ -26,7 +24,8 @@ export class StatusItem implements vscode.Disposable {
   private completion?: CompletionView;
   private lingerTimer?: ReturnType<typeof setTimeout>;
 
-  constructor() {
+  /** `lingerMs`: how long a finished completion's doubt stays (linger.ts). */
+  constructor(private readonly lingerMs: number = LINGER_MS) {
     this.item.name = "qualm";
     this.item.command = "qualm.showMenu";
     this.show(this.last);
@@ -42,7 +41,7 @@ export class StatusItem implements vscode.Disposable {
    * seconds (or until the next completion or an acceptance). undefined: show the server again. */
   showCompletion(view: CompletionView | undefined): void {
     if (this.lingerTimer !== undefined) clearTimeout(this.lingerTimer);
-    this.lingerTimer = view?.done ? setTimeout(() => this.showCompletion(undefined), LINGER_MS) : undefined;
+    this.lingerTimer = view?.done ? setTimeout(() => this.showCompletion(undefined), this.lingerMs) : undefined;
     this.completion = view;
     this.paint();
   }

@@ -140,6 +140,31 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
     await hover.first().waitFor({ timeout: scaled(10000) });
     return hover.first().innerText();
   }
+  if (request.action === "action-widget") {
+    // the quick-fix menu (VS Code's action widget) as it is painted
+    return page.evaluate(() =>
+      Array.from(document.querySelectorAll(".action-widget"))
+        .map((e) => (e as HTMLElement).innerText)
+        .join("\n"),
+    );
+  }
+  if (request.action === "refactor-preview") {
+    // VS Code's refactor preview (the panel that asks before a change that needs confirmation is written)
+    return page.evaluate(() =>
+      Array.from(document.querySelectorAll(".bulk-edit-panel"))
+        .map((e) => (e as HTMLElement).innerText)
+        .join("\n"),
+    );
+  }
+  if (request.action === "refactor-preview-check") {
+    // VS Code leaves an edit that needs confirmation unchecked in its preview: the user ticks it
+    // (the file's checkbox ticks its edits), as a user would with the mouse
+    const box = page.locator(".bulk-edit-panel .edit-checkbox").first();
+    await box.waitFor({ timeout: scaled(20000) });
+    await box.click({ timeout: scaled(20000) });
+    await page.locator(".bulk-edit-panel .edit-checkbox.checked").first().waitFor({ timeout: scaled(20000) });
+    return { checked: true };
+  }
   if (request.action === "lenses") {
     return page.evaluate(() =>
       Array.from(document.querySelectorAll(".monaco-editor .codelens-decoration"))
@@ -241,6 +266,8 @@ function prepareWorkspace(suite: Suite, scratch: string): string {
   }
   mkdirSync(join(workspace, ".vscode"), { recursive: true });
   copyFileSync(join(repo, "extension", "test", "e2e", "fixtures", "stub.py"), join(workspace, "stub.py"));
+  // a function with a one-token bug that its docstring's examples catch: the likely fix's test
+  copyFileSync(join(repo, "extension", "test", "e2e", "fixtures", "fixme.py"), join(workspace, "fixme.py"));
   // The restricted suite's folder names programs and files of its own, which qualm must not use
   // there: a program that leaves a marker if it ever runs, and files that do not exist. The chat
   // template is set in a form VS Code itself does not hide from extensions.

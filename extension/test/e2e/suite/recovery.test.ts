@@ -8,7 +8,7 @@ import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { ClientStatus } from "../../../src/client";
 import type { QualmApi } from "../../../src/extension";
-import { askPage, finishedAt, notifications, qualmLog, sleep, until } from "../helpers";
+import { askPage, finishedAt, notifications, qualmLog, until } from "../helpers";
 
 // A function with a body (scoring highlights it) and one without (the completion after the restart).
 const SOURCE = [
@@ -134,11 +134,15 @@ suite("qualm after its server crashes", () => {
     const sub = api.onStatus((s) => s.state === "crashed" && crashes.push(s.message));
     for (let crash = 1; crash <= 3; crash++) {
       assert.equal(killServer(api), pid);
-      if (crash < 3) pid = await newServer(api, pid); // restarted, even while its model still loads
+      if (crash < 3) {
+        pid = await newServer(api, pid); // restarted, even while its model still loads
+        assert.equal(api.lastCrashAction(), "restart");
+      }
     }
     await until(() => `the crashed status after the third crash (now ${api.status().state}: ${api.status().message})`, () => (api.status().state === "crashed" && /3 times within 3 minutes/.test(api.status().message)) || undefined, 20000);
     assert.match(api.status().message, /^the server stopped unexpectedly \(signal SIGKILL\) 3 times within 3 minutes: not restarted automatically \(qualm: Restart Language Server\)$/);
-    await sleep(3000);
+    // not restarted: the language client was told to leave it stopped (no wait for a restart that is not coming)
+    assert.equal(api.lastCrashAction(), "stop");
     assert.equal(api.status().state, "crashed", "not restarted");
     assert.equal(api.status().server, undefined);
     sub.dispose();
