@@ -21,6 +21,7 @@ import { ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { writeWhole } from "./channel";
 import { scaled } from "./timing";
+import { untrustedSettings } from "./untrusted";
 import { createServer } from "node:net";
 import { basename, join, resolve } from "node:path";
 import { chromium, Page } from "playwright-core";
@@ -270,22 +271,13 @@ function prepareWorkspace(suite: Suite, scratch: string): string {
   copyFileSync(join(repo, "extension", "test", "e2e", "fixtures", "fixme.py"), join(workspace, "fixme.py"));
   // The restricted suite's folder names programs and files of its own, which qualm must not use
   // there: a program that leaves a marker if it ever runs, and files that do not exist. The chat
-  // template is set in a form VS Code itself does not hide from extensions.
+  // template and the tests' Python are set in a form VS Code itself does not hide (untrusted.ts).
   const own = (name: string) => join(workspace, name);
   if (suite === "restricted") {
     copyFileSync(join(repo, "extension", "test", "e2e", "fixtures", "restricted", "evil-python"), own("evil-python"));
     chmodSync(own("evil-python"), 0o755);
   }
-  const untrusted =
-    suite === "restricted"
-      ? {
-          "qualm.python": own("evil-python"),
-          "qualm.functional.python": own("evil-python"),
-          "qualm.model.path": own("evil.gguf"),
-          "qualm.ensemble.calibration_file": own("evil-calibration.json"),
-          "qualm.model": { chat_template: own("evil.jinja") },
-        }
-      : {};
+  const untrusted = suite === "restricted" ? untrustedSettings(own) : {};
   // Small budgets keep the real model quick on two CPU cores; the methods are the same.
   const settings = {
     "qualm.inline.debounce_ms": 150,

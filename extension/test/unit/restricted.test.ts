@@ -6,6 +6,7 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { ignoredMessage, parseJsonc, restrictedSetIn, restrictedSettings, withUserValues } from "../../src/trust";
+import { untrustedSettings } from "../e2e/untrusted";
 
 const manifest = JSON.parse(readFileSync(join(__dirname, "../../../../package.json"), "utf8"));
 const PROPS: Record<string, Record<string, unknown>> = Object.assign({}, ...manifest.contributes.configuration.map((s: { properties: object }) => s.properties));
@@ -144,5 +145,36 @@ suite("restricted mode: what a workspace's settings file sets", () => {
       { key: "qualm.python", where: "app.code-workspace" },
     ]);
     assert.match(two, /its settings qualm\.python \(\.vscode\/settings\.json, app\.code-workspace\), qualm\.model\.path \(\.vscode\/settings\.json\) are ignored/);
+  });
+});
+
+suite("restricted mode: the e2e suite's workspace settings need qualm's own filter", () => {
+  // What an extension reads in an untrusted workspace, as VS Code gives it: VS Code drops a
+  // workspace value of a restricted setting under its flat name, and nothing else.
+  const vscodeView = (settings: Record<string, unknown>): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(settings)) {
+      if (RESTRICTED.includes(key)) continue; // what VS Code hides itself
+      const path = key.split(".");
+      let at = out;
+      for (const part of path.slice(0, -1)) at = (at[part] ??= {}) as Record<string, unknown>;
+      const last = path[path.length - 1];
+      at[last] = value && typeof value === "object" ? { ...(at[last] as object), ...(value as object) } : value;
+    }
+    return out;
+  };
+  const evil = (value: unknown) => JSON.stringify(value ?? null).includes("evil");
+  const seen = vscodeView(untrustedSettings((name) => `/workspace/${name}`)).qualm;
+
+  test("without qualm's filter, workspace values of restricted settings reach the client (the e2e test means something)", () => {
+    assert.ok(evil(seen), `VS Code alone leaves some through: ${JSON.stringify(seen)}`);
+    assert.ok(evil((seen as { functional?: unknown }).functional), "the tests' Python among them: an assessment would run it");
+  });
+
+  test("with it, none does", () => {
+    assert.ok(!evil(withUserValues("qualm", seen, RESTRICTED, () => undefined)));
+    // and the user's own value is what counts
+    const mine = withUserValues("qualm", seen, RESTRICTED, (key) => (key === "qualm.functional.python" ? "/usr/bin/python3" : undefined)) as { functional: { python: string } };
+    assert.equal(mine.functional.python, "/usr/bin/python3");
   });
 });

@@ -63,5 +63,18 @@ suite("qualm in an untrusted workspace", () => {
     assert.match(seen, /Manage Workspace Trust/);
     await askPage("screenshot", { name: "restricted-notification" });
     assert.ok(!existsSync(marker), "the workspace's program never ran");
+
+    // An assessment runs the model's tests with qualm.functional.python. The workspace sets it in a
+    // form VS Code does not hide (untrusted.ts; the unit twin shows it would get through without
+    // qualm's filter): had it leaked, the self-tests would have run the workspace's program.
+    await vscode.commands.executeCommand("notifications.clearAll");
+    const fixme = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(folder, "fixme.py"));
+    const editor = await vscode.window.showTextDocument(fixme);
+    editor.selection = new vscode.Selection(new vscode.Position(9, 4), new vscode.Position(9, 4));
+    const result = (await vscode.commands.executeCommand("qualm.assessFunctionAtCursor")) as { assessment?: { tests?: { status: string; message: string }[] } } | undefined;
+    const tests = result?.assessment?.tests ?? [];
+    assert.ok(tests.length > 0, `the self-tests ran: ${JSON.stringify(result?.assessment?.tests)}`);
+    assert.ok(!tests.some((x) => /evil|marker/.test(x.message)), JSON.stringify(tests));
+    assert.ok(!existsSync(marker), "the workspace's Python for the tests never ran");
   });
 });
