@@ -270,3 +270,34 @@ def test_a_completion_run_between_a_batch_s_steps_changes_neither_answer(backend
     with pytest.raises(ModelRuntimeError, match="inside another batch"):
         backend.generate_batch(jobs, cancel=CancelToken(checkpoint=batch_at_a_step))
     assert [t.text for t in backend.generate_batch(jobs)] == [t.text for t in alone]  # and nothing is left broken
+
+
+def test_a_completion_during_a_lent_batch_s_prompt_leaves_its_answers_as_they_are(backend, humaneval):
+    # The batch copies the opening it shares with the function just scored from the main context,
+    # then evaluates the rest of its prompts; a completion at a checkpoint in between changes the
+    # main context, not what the batch copied (it remembers what the copy holds).
+    from qualm.engine.solutions import solution_jobs
+    from qualm.lang import PYTHON
+    from qualm.settings import Settings
+
+    problem = humaneval[SHORT]
+    fn = PYTHON.find_function(problem["prompt"] + problem["canonical_solution"], problem["entry_point"])
+    (p, o), *_ = solution_jobs(fn.problem_description, Settings().with_overrides(functional={"n_solutions": 1}), PYTHON)
+    # two prompts with a long common opening (two groups after the shared part), both reusing the cache
+    jobs = [(p, replace(o, max_tokens=24)), (replace(p, user=p.user + "\nUse a loop."), replace(o, max_tokens=24))]
+    assert all(o.reuse_cache for _, o in jobs)
+    backend.score(prompts.code_generation(fn.problem_description), fn.source)
+    quiet = backend.generate_batch(jobs)
+    calls: list[int] = []
+
+    def completion_in_the_prompt() -> None:
+        calls.append(1)
+        if len(calls) == 2:  # the first is before the batch starts; the second, after the copy
+            # a prompt that shares more with the batch's than the scored one did: the main context
+            # now holds more of the batch's prompt than the copy does
+            backend.generate(jobs[1][0], GenerationOptions(max_tokens=8))
+
+    backend.score(prompts.code_generation(fn.problem_description), fn.source)
+    interrupted = backend.generate_batch(jobs, cancel=CancelToken(checkpoint=completion_in_the_prompt))
+    assert len(calls) > 2
+    assert [t.text for t in interrupted] == [t.text for t in quiet]

@@ -297,10 +297,13 @@ class LlamaCppBackend:
         del self._cached[keep:]
         return keep
 
-    def _eval_prompt(self, tokens: list[int], ctx: _Context | None = None, seq: int = 0, start: int = 0) -> None:
-        """Evaluate ``tokens`` at positions ``start``.. in batches; logits of the last one."""
+    def _eval_prompt(self, tokens: list[int], ctx: _Context | None = None, seq: int = 0, start: int = 0, cancel: CancelToken | None = None) -> None:
+        """Evaluate ``tokens`` at positions ``start``.. in batches; logits of the last one. ``cancel``:
+        its checkpoint before each batch (only for a context other than the main one)."""
         ctx = ctx or self._main
         for i in range(0, len(tokens), ctx.n_batch):
+            if cancel is not None and ctx is not self._main:
+                cancel.checkpoint()
             chunk = tokens[i : i + ctx.n_batch]
             last = i + len(chunk) >= len(tokens)
             ctx.decode_seq(chunk, start + i, len(chunk) - 1 if last else len(chunk), seq=seq)
@@ -471,9 +474,12 @@ class LlamaCppBackend:
         # it into a spare sequence id, not evaluated again.
         scratch = len(jobs)
         held = self._lend_main(ctx, scratch, groups) if all(o.reuse_cache for _, o in jobs) and scratch < ctx.n_seq else 0
+        # what the scratch sequence holds: the main context may change from here (a completion at a
+        # checkpoint), the copy does not
+        held_tokens = list(self._cached) if held else []
 
         def lent(toks: Sequence[int], upto: int) -> int:
-            n = min(_common(self._cached, toks), upto) if held else 0
+            n = min(_common(held_tokens, toks), upto) if held else 0
             return n if n >= MIN_REUSE else 0
 
         if shared:
@@ -481,7 +487,7 @@ class LlamaCppBackend:
             first = next(iter(groups.values()))[0]
             if n := lent(prompt_tokens[first], shared):
                 ctx.copy_range(scratch, first, 0, n)
-            self._eval_prompt(list(prompt_tokens[first][n:shared]), ctx, seq=first, start=n)
+            self._eval_prompt(list(prompt_tokens[first][n:shared]), ctx, seq=first, start=n, cancel=cancel)
             for j in range(len(jobs)):
                 if j != first:
                     ctx.copy_seq(first, j)
@@ -490,7 +496,7 @@ class LlamaCppBackend:
             if (n := lent(toks, len(toks) - 1)) > shared:
                 ctx.copy_range(scratch, members[0], shared, n)
                 start = n
-            self._eval_prompt(list(toks[start:]), ctx, seq=members[0], start=start)
+            self._eval_prompt(list(toks[start:]), ctx, seq=members[0], start=start, cancel=cancel)
             for j in members[1:]:
                 ctx.copy_seq(members[0], j)
             for j in members:
