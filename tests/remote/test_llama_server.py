@@ -18,6 +18,7 @@ import sys
 import time
 from dataclasses import replace
 
+import httpx
 import pytest
 from remote_servers import llama_server
 from timing import seconds
@@ -137,11 +138,22 @@ def assert_filled_in_the_middle(result, trace):
         assert lo - 1e-9 <= r.entropy <= hi + 1e-9 and 0.0 <= r.tail_mass <= 1.0
 
 
-def test_a_completion_is_filled_in_the_middle_through_infill(remote, settings):
+def slots_idle(server) -> None:
+    """Until llama-server's slots are all idle: the slot that answered still holds the prompt, and
+    the next request goes to it only once it is free (else to another slot, with nothing cached;
+    seen once under load)."""
+    end = time.monotonic() + seconds(30)
+    while any(s.get("is_processing") for s in httpx.get(str(server).rstrip("/") + "/slots", timeout=seconds(10)).json()):
+        assert time.monotonic() < end, "llama-server's slots stayed busy"
+        time.sleep(0.05)
+
+
+def test_a_completion_is_filled_in_the_middle_through_infill(remote, server, settings):
     assert remote.info.capabilities.infill and "/infill" in remote.info.detail("fill-in-the-middle")
     result, trace = fim_completion(remote, settings)
     assert_filled_in_the_middle(result, trace)
     assert trace.extra["fim"] == "llama.cpp /infill" and result.prompt_tokens > 0 and "[input_suffix]" in trace.prompt
+    slots_idle(server)
     again, _ = fim_completion(remote, settings)  # the next keystroke's prompt: the server's cache holds it
     assert again.reused_prompt_tokens > 0
 
