@@ -279,6 +279,37 @@ suite("qualm in a real VS Code", () => {
     editor = await vscode.window.showTextDocument(doc);
   });
 
+  test("a file changed on disk while its rewrite is previewed: nothing is written, and Accept is refused", async () => {
+    const folder = vscode.workspace.workspaceFolders![0].uri;
+    const uri = vscode.Uri.joinPath(folder, "stale.py");
+    const source = 'def clamp(x, low, high):\n    """Return x limited to the range [low, high]."""\n    return max(low, min(x, high))\n';
+    writeFileSync(uri.fsPath, source);
+    const staleDoc = await vscode.workspace.openTextDocument(uri);
+    const staleEditor = await vscode.window.showTextDocument(staleDoc);
+    await vscode.commands.executeCommand("qualm.scoreCurrentDocument");
+    const marks = await until("highlights on the scored file", () => api.highlights(uri).length > 0 || undefined, 120000);
+    assert.ok(marks);
+    const rank = (l: string) => ["low", "medium", "high"].indexOf(l);
+    const h = api.highlights(uri).sort((a, b) => rank(b.level) - rank(a.level))[0];
+    staleEditor.selection = new vscode.Selection(h.range.start, h.range.start);
+    const finished = nextPreview(api, "finished", 120000);
+    await vscode.commands.executeCommand("qualm.cycleAlternatives");
+    const { preview } = await finished;
+    assert.ok(preview.result, `the rewrite came back: ${preview.error ?? ""}`);
+    // another program rewrites the file while the diff is open; the editor reloads it
+    const changed = source.replace("limited to", "clamped to");
+    writeFileSync(uri.fsPath, changed);
+    await until("the editor to reload the file from disk", () => staleDoc.getText() === changed || undefined, 20000);
+    assert.equal(await vscode.commands.executeCommand("qualm.acceptRegeneration"), false, "Accept on a stale document is refused");
+    assert.equal(staleDoc.getText(), changed, "nothing of the rewrite was written");
+    assert.equal(readFileSync(uri.fsPath, "utf8"), changed, "nor on disk");
+    await vscode.commands.executeCommand("notifications.showList");
+    await until("the refusal's message", async () => /the document changed since the rewrite was made/.test(await askPage<string>("notifications")) || undefined, 20000);
+    await vscode.commands.executeCommand("notifications.hideList");
+    await vscode.commands.executeCommand("workbench.action.closeActiveEditor");
+    editor = await vscode.window.showTextDocument(doc);
+  });
+
   test("typing on cancels the completion that is streaming", async () => {
     // A completion that cannot finish before the keystroke: the scripted backend writes this one at four
     // tokens a second up to qualm.editor.completion_max_tokens (48 here), some 12 s, and the keystroke
