@@ -94,6 +94,18 @@ suite("qualm after its server crashes", () => {
       }, 20000);
       assert.ok(handshakeLines(log).some((l) => l.endsWith(`server process ${next}`)), `the new handshake names process ${next}`);
       assert.match(log, /\[error\] qualm: the language server stopped unexpectedly \(exited with signal SIGKILL\); restarting it/);
+      // the notification's text, as the log has it whole: its last lines are the server's own last
+      // lines, in order, each written before the crash (not the client's words about the crash)
+      const crashAt = log.indexOf("qualm: the language server stopped unexpectedly");
+      const quoted = /Its last lines: (.*)$/m.exec(log.slice(crashAt))?.[1] ?? "";
+      const lines = quoted.split(" ⏎ ").map((l) => l.replace(/…$/, "").trim()).filter(Boolean);
+      assert.ok(lines.length > 0, `the notification quotes lines: ${quoted}`);
+      let at = -1;
+      for (const l of lines) {
+        const i = log.indexOf(l, at + 1);
+        assert.ok(i > at && i < crashAt, `"${l}" is a line the server wrote before it was killed, after the one before it`);
+        at = i;
+      }
     } finally {
       sub.dispose();
     }
