@@ -5,6 +5,8 @@ first request that gets through again brings the status back to ready."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from lsp_session import SMALL, URI, run
 from remote_servers import free_port, llama_cpp_python_server
@@ -35,6 +37,34 @@ def test_a_server_that_fails_after_start_up_shows_in_the_status_and_recovers():
         with llama_cpp_python_server(logits_all=True, port=port):
             again = await s.client.protocol.send_request_async("qualm/complete", params)
             assert again.text == first.text  # greedy: the same answer from the restarted server
+            await s.wait_for(lambda: s.statuses[-1]["state"] == "ready", "ready once a request gets through")
+
+    run(scenario)
+
+
+def test_a_server_that_goes_down_mid_stream_fails_the_request_and_recovers():
+    # The server is stopped while a completion streams: the request ends with an error that names the
+    # server (not a hang, not the partial text passed off as the answer); once it is back, the next
+    # completion works and the status is ready again.
+    port = free_port()
+    options = {**SMALL, "model": {"backend": "openai", "endpoint": f"http://127.0.0.1:{port}", "retries": 0, "timeout_s": 60}}
+    long = {"textDocument": {"uri": URI}, "position": {"line": 2, "character": 0}, "partialResultToken": "partial", "options": {"maxTokens": 400, "temperature": 0.8}}
+    short = {"textDocument": {"uri": URI}, "position": {"line": 2, "character": 0}, "options": {"maxTokens": 8}}
+
+    async def scenario(s):
+        with llama_cpp_python_server(logits_all=True, port=port) as server:
+            await s.start(options)
+            s.open(DOC)
+            streaming = asyncio.ensure_future(s.client.protocol.send_request_async("qualm/complete", long))
+            await s.wait_for(lambda: len(s.partials) >= 3 or streaming.done(), "the completion to stream")
+            assert not streaming.done(), "the completion ended before the server could be stopped"
+            server.stop()
+        with pytest.raises(Exception, match=rf"the connection to http://127\.0\.0\.1:{port} broke"):
+            await streaming
+        await s.wait_for(lambda: s.statuses[-1]["state"] == "unreachable", "the unreachable status")
+        with llama_cpp_python_server(logits_all=True, port=port):
+            again = await s.client.protocol.send_request_async("qualm/complete", short)
+            assert again.text and again.tokens
             await s.wait_for(lambda: s.statuses[-1]["state"] == "ready", "ready once a request gets through")
 
     run(scenario)
