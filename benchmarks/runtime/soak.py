@@ -90,6 +90,7 @@ class Tally:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     when: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))  # seconds into the run, per latency
     outcomes: Counter = field(default_factory=Counter)
+    errors: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))  # the first few, per kind
     sent: int = 0
 
 
@@ -175,6 +176,7 @@ class Soak:
         self.assessing = 0
         self.t0 = time.monotonic()
         self.pending: dict[str, asyncio.Future] = {}
+        self.stderr = b""
         self.ids = 0
 
     # requests, timed and counted; a cancelled one is still answered (with an error), as in VS Code
@@ -192,6 +194,8 @@ class Soak:
             return result
         except Exception as exc:  # noqa: BLE001 - a cancelled request is answered with an error
             self.tally.outcomes[f"{kind}: {type(exc).__name__}"] += 1
+            if "Cancelled" not in type(exc).__name__ and len(self.tally.errors[kind]) < 5:
+                self.tally.errors[kind].append(f"{type(exc).__name__}: {exc}"[:300])
             return None
 
     def next_id(self) -> str:
@@ -373,6 +377,7 @@ def summarize(soak: Soak, s: Session, workspace: Path, seconds: float, settled: 
         "seconds": round(seconds, 1),
         "requests_sent": soak.tally.sent,
         "outcomes": dict(soak.tally.outcomes),
+        "errors": dict(soak.tally.errors),
         "latency_ms": {k: {"n": len(v), "p50": pct(v, 0.5), "p95": pct(v, 0.95), "p99": pct(v, 0.99)} for k, v in soak.tally.latencies.items()},
         "rss_mb": {"start": samples[0].rss_mb if samples else None, "at_10_percent": base, "end": samples[-1].rss_mb if samples else None, "max": max((x.rss_mb for x in samples), default=None)},
         "rss_growth_after_10_percent": round(after[-1] / base - 1, 4) if base else None,
@@ -397,6 +402,7 @@ def write(out: Path, soak: Soak, summary: dict) -> None:
         for x in soak.samples:
             f.write(",".join(str(v) for v in asdict(x).values()) + "\n")
     (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "server-stderr.log").write_bytes(soak.stderr)
     growth = summary["rss_growth_after_10_percent"]
     hover = summary["latency_ms"].get("hover while assessing", {}).get("p95")
     lines = [
@@ -464,6 +470,7 @@ async def main_async(args: argparse.Namespace) -> dict:
             await asyncio.sleep(0.1)
         settled = all(f.done() for f in soak.pending.values())
         await asyncio.sleep(2 * args.sample_s)  # one more sample after the last request
+        soak.stderr = b"".join(s.stderr)  # the server's own output, tracebacks included, for reading
         return summarize(soak, s, workspace, time.monotonic() - t0, settled) | {"_soak": soak}
     finally:
         sampler.cancel()
