@@ -71,6 +71,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 // qualm's status bar item (its element's id ends with the item's id).
 const QUALM_STATUS = ".statusbar-item[id$='qualm.status']";
 
+/** The painted text of every element that `selector` matches, one element a line. */
+function innerTexts(page: Page, selector: string): Promise<string> {
+  return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((e) => (e as HTMLElement).innerText ?? "").join("\n"), selector);
+}
+
 /** What the suite may ask of the page: look at the DOM, take a screenshot. */
 async function serve(page: Page, request: { action: string; name: string }, dir: string): Promise<unknown> {
   if (request.action === "screenshot") {
@@ -86,11 +91,7 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
     );
   }
   if (request.action === "hover") {
-    return page.evaluate(() =>
-      Array.from(document.querySelectorAll(".monaco-hover:not(.hidden)"))
-        .map((e) => (e as HTMLElement).innerText ?? "")
-        .join("\n"),
-    );
+    return innerTexts(page, ".monaco-hover:not(.hidden)");
   }
   if (request.action === "decorations") {
     // qualm's highlights as the editor paints them: decoration overlays (generated "ced-" classes)
@@ -113,11 +114,7 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
   }
   if (request.action === "notifications") {
     // Toasts, and the notification centre (VS Code keeps a toast there once it hides it).
-    return page.evaluate(() =>
-      Array.from(document.querySelectorAll(".notifications-toasts .notification-toast, .notifications-center .notification-list-item"))
-        .map((e) => (e as HTMLElement).innerText)
-        .join("\n"),
-    );
+    return innerTexts(page, ".notifications-toasts .notification-toast, .notifications-center .notification-list-item");
   }
   if (request.action === "notification-button") {
     // A button of the notification that has this text, pressed as a user would (in the centre).
@@ -132,7 +129,7 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
     return qualmOutput(join(dir, "scratch"), dir);
   }
   if (request.action === "statusbar") {
-    return page.evaluate((sel) => Array.from(document.querySelectorAll(sel)).map((e) => (e as HTMLElement).innerText).join("\n"), QUALM_STATUS);
+    return innerTexts(page, QUALM_STATUS);
   }
   if (request.action === "statusbar-hover") {
     // The item's tooltip, as the mouse shows it (VS Code's custom hover, after its delay).
@@ -143,19 +140,11 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
   }
   if (request.action === "action-widget") {
     // the quick-fix menu (VS Code's action widget) as it is painted
-    return page.evaluate(() =>
-      Array.from(document.querySelectorAll(".action-widget"))
-        .map((e) => (e as HTMLElement).innerText)
-        .join("\n"),
-    );
+    return innerTexts(page, ".action-widget");
   }
   if (request.action === "refactor-preview") {
     // VS Code's refactor preview (the panel that asks before a change that needs confirmation is written)
-    return page.evaluate(() =>
-      Array.from(document.querySelectorAll(".bulk-edit-panel"))
-        .map((e) => (e as HTMLElement).innerText)
-        .join("\n"),
-    );
+    return innerTexts(page, ".bulk-edit-panel");
   }
   if (request.action === "refactor-preview-check") {
     // VS Code leaves an edit that needs confirmation unchecked in its preview: the user ticks it
@@ -167,11 +156,7 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
     return { checked: true };
   }
   if (request.action === "lenses") {
-    return page.evaluate(() =>
-      Array.from(document.querySelectorAll(".monaco-editor .codelens-decoration"))
-        .map((e) => (e as HTMLElement).innerText)
-        .join("\n"),
-    );
+    return innerTexts(page, ".monaco-editor .codelens-decoration");
   }
   return { error: `unknown action ${request.action}` };
 }
