@@ -65,13 +65,14 @@ def read_jsonl(path: str | Path) -> list[dict]:
 # -- the test set ----------------------------------------------------------------------------------
 
 
-def named_problems(root: Path) -> set[int]:
-    """MBPP task numbers that a file under results/ or benchmarks/data/ names, the replication's records apart."""
-    skip = {root / r for r in REPLICATION_RECORDS}
+def named_problems(root: Path, skip: Sequence[str] = ()) -> set[int]:
+    """MBPP task numbers that a file under results/ or benchmarks/data/ names, the replication's
+    records and ``skip`` (paths relative to ``root``) apart."""
+    skipped = {root / r for r in (*REPLICATION_RECORDS, *skip)}
     out: set[int] = set()
     for top in (root / "results", root / "benchmarks" / "data"):
         for f in top.rglob("*"):
-            if f.is_file() and f not in skip:
+            if f.is_file() and f not in skipped:
                 try:
                     out.update(int(n) for n in MBPP_NAME.findall(f.read_text(errors="ignore")))
                 except OSError:

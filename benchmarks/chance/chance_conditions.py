@@ -38,7 +38,10 @@ from qualm.model.files import DEFAULT_MODEL
 
 RESAMPLES = 2000
 Pair = tuple[Example, Example]  # (right, wrong)
-SIGNALS = ("examples_failed", "functional", "functional_weighted", "swap_gain", "lexical.all.blended_surprisal", "lexical.all.top_k_entropy", "algorithmic")
+SIGNALS = (
+    "examples_failed", "functional", "functional_weighted", "swap_gain", "lexical.all.blended_surprisal", "lexical.all.top_k_entropy", "algorithmic",
+    "differential", "fix_gain", "suspect_unexpected", "departure_fix_gain", "departure_suspect",
+)
 
 
 def pairs_of(examples: Sequence[Example]) -> list[Pair]:

@@ -51,7 +51,16 @@ MISSING_WHY = {
     "agreement": "no solution of the model answered",
     "differential": "no varied input was answered",
     "plan_agreement": "no plan's program answered",
+    "fix_gain": "no check ran to try a fix on",
+    "suspect_unexpected": "no code token in the body",
+    "departure_fix_gain": "every token is one the model gives at least 1.8 %, or no check ran",
+    "departure_suspect": "every token is one the model gives at least 1.8 %",
 }
+
+# The repair's signals enter the chance only for code that departs from the model, as the departure
+# surprisal does: they were measured on the tune pairs (edited code) and not on the model's own
+# greedy code, so a fit on them is not used on code the model could have written itself.
+DEPARTING = {"fix_gain": "departure_fix_gain", "suspect_unexpected": "departure_suspect"}
 
 
 def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]:
@@ -64,7 +73,8 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
     (its least likely token over ``DEPARTURE_NATS``), none for code the model could have written
     itself. On the model's own greedy code the surprisals are low whether it passes or not, so a fit
     that read them there took low surprisal for a pass; a fit on this one is made on code that
-    departs from the model and is not used on code that does not."""
+    departs from the model and is not used on code that does not. The repair's signals are gated the
+    same way (``DEPARTING``)."""
     out = dict(signals)
     for scope in ("all", "code"):
         q = signals.get(f"lexical.{scope}.max_probability")
@@ -75,6 +85,9 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
             out[f"lexical.{scope}.blended_surprisal"] = blended(top, mean)
         departs = top is not None and top >= DEPARTURE_NATS
         out[f"lexical.{scope}.departure_surprisal"] = out.get(f"lexical.{scope}.blended_surprisal") if departs else None
+    top = out.get("lexical.all.max_surprisal")
+    for raw, gated in DEPARTING.items():
+        out[gated] = out.get(raw) if top is not None and top >= DEPARTURE_NATS else None
     return out
 
 
@@ -90,12 +103,16 @@ def signals_of(
     plan_agreement: float | None = None,
     plan_weighted: float | None = None,
     examples_failed: float | None = None,
+    fix_gain: float | None = None,
+    suspect_unexpected: float | None = None,
 ) -> dict[str, float | None]:
     """Every signal of an assessment by name, each oriented so that larger = more doubt:
     ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes, then the three
     signals of the model's own solutions (``qualm.engine.solutions``), the token swaps'
     (``qualm.signals.swaps``) and the plans' programs' (``qualm.engine.plan_programs``), and the share
-    of the docstring's examples the code fails (``qualm.signals.examples``)."""
+    of the docstring's examples the code fails (``qualm.signals.examples``), the share of the checks a
+    likely fix makes pass (``qualm.engine.fix``) and the suspect line's score
+    (``qualm.signals.suspicion``: −log p − H of its least expected token)."""
     out: dict[str, float | None] = {}
     for scope in ("all", "code"):
         report = getattr(lexical, scope)
@@ -112,6 +129,8 @@ def signals_of(
     out["plan_agreement"] = plan_agreement
     out["plan_weighted"] = plan_weighted
     out["examples_failed"] = examples_failed
+    out["fix_gain"] = fix_gain
+    out["suspect_unexpected"] = suspect_unexpected
     return with_derived(out)
 
 

@@ -9,7 +9,7 @@ import json
 from hand_traces import word_trace
 from timing import seconds
 
-from qualm.engine.fix import FixCandidate, likely_fix, line_candidate, token_candidates
+from qualm.engine.fix import FixCandidate, likely_fix, line_candidate, token_candidates, try_fix
 from qualm.lang import PYTHON
 from qualm.model.scripted_backend import ScriptedBackend
 from qualm.settings import Settings
@@ -40,6 +40,7 @@ def test_the_change_that_passes_most_checks_is_the_fix_and_says_what_it_makes_pa
     assert (fix.passed, fix.base, fix.total) == (4, 1, 4)
     assert fix.newly_passing == tuple(CHECKS[:3]) and fix.newly_failing == ()
     assert result.tried == 3 and "line 2: '0' for '1' passes 4 of 4 checks (the code passes 1)" in result.note
+    assert result.gain == 0.75  # the chance's fix_gain: 3 of the 4 checks gained
 
 
 def test_no_fix_where_no_change_passes_more():
@@ -48,7 +49,17 @@ def test_no_fix_where_no_change_passes_more():
     worse = [FixCandidate("token", 4, 0, 0, "+=", "-=", SOURCE.replace("+=", "-="))]
     result = likely_fix(fn, worse, CHECKS, statuses, CONFIG)
     assert result.fix is None and result.note == "none of 1 one-line changes passes more of the 4 checks"
-    assert likely_fix(fn, worse, [], [], CONFIG).note == "no check to run"
+    assert result.gain == 0.0  # checks ran and none was gained
+    nothing = likely_fix(fn, worse, [], [], CONFIG)
+    assert nothing.note == "no check to run" and nothing.gain is None
+
+
+def test_code_that_passes_every_check_tries_nothing_and_gains_nothing():
+    fn = PYTHON.find_function(SOURCE, "total")
+    backend = ScriptedBackend.__new__(ScriptedBackend)  # never called: nothing is tried
+    result = try_fix(backend, fn, word_trace(SOURCE, {}), CHECKS[3:], ["passed"], Settings(), CONFIG, PYTHON.parses)
+    assert (result.fix, result.tried, result.gain, result.note) == (None, 0, 0.0, "the code passes every check")
+    assert try_fix(backend, fn, word_trace(SOURCE, {}), [], [], Settings(), CONFIG, PYTHON.parses).gain is None
 
 
 def test_the_suspect_line_written_again_by_the_model_in_a_method(tmp_path):

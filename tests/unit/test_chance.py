@@ -350,3 +350,20 @@ def test_pair_doubts_takes_examples_of_order_and_refuses_another():
     for bad in ([wrong, right], [right, other], [right]):
         with pytest.raises(ValueError, match="not right/wrong pairs"):
             pair_doubts(bad, [0.1] * len(bad))
+
+
+def test_the_repair_s_signals_count_only_for_code_that_departs_from_the_model():
+    # the least likely token at 1 - 0.99 (4.6 nats, over DEPARTURE_NATS) or 1 - 0.9 (2.3 nats, under)
+    far = with_derived({"lexical.all.max_probability": 0.99, "fix_gain": 0.25, "suspect_unexpected": 6.0})
+    near = with_derived({"lexical.all.max_probability": 0.9, "fix_gain": 0.25, "suspect_unexpected": 6.0})
+    assert (far["departure_fix_gain"], far["departure_suspect"]) == (0.25, 6.0)
+    assert (near["departure_fix_gain"], near["departure_suspect"]) == (None, None)
+    assert with_derived({"lexical.all.max_probability": 0.99})["departure_fix_gain"] is None  # no check ran
+
+
+def test_a_chain_gets_a_copy_with_more_signals_before_the_fits_it_picks():
+    from qualm.fitting.chain import _before
+
+    chain = (("a", "b"), ("a",), ("c",))
+    assert _before(chain, lambda level: "a" in level, ("x",)) == (("a", "b", "x"), ("a", "b"), ("a", "x"), ("a",), ("c",))
+    assert _before(chain, lambda level: False, ("x",)) == chain

@@ -33,7 +33,7 @@ from ..trace import Trace
 from ..wording import LEXICAL_SIGNAL_WORDS
 from .calibration import calibration_settings
 from .document import Document
-from .fix import FixResult, likely_fix, line_candidate, token_candidates
+from .fix import FixResult, try_fix
 from .plan_programs import checked_programs, programs_among, solutions_of
 from .samples import Job, SampleCache, decode_with_cache
 from .sandboxing import sandbox_config, unimportable
@@ -408,15 +408,9 @@ def _fix_step(c: _Call, out: _Functional, trace: Trace, config: SandboxConfig) -
     examples = out.examples.outcomes if out.examples is not None else []
     checks = [o.example.test for o in examples] + [t.code for t in out.tests]
     statuses = [o.status for o in examples] + [t.status for t in out.tests]
-    if all(st == "passed" for st in statuses):  # nothing to gain (no check at all: nothing to run)
-        return FixResult(None, "the code passes every check" if checks else "no check to run", 0, 0.0)
-    c.progress("functional", "trying one-line fixes on the examples and the self-tests")
-    candidates = token_candidates(trace, c.fn, c.settings, c.language.parses) if f.fix_positions > 0 else []
-    suspects = suspect_lines(trace, c.fn.source, c.fn.body_offset, SUSPECT_MEASURE)
-    if f.fix_line and suspects and c.backend.info.capabilities.infill:  # the line is written as a FIM completion
-        line = line_candidate(c.backend, c.fn, suspects[0].line, c.settings, c.cancel)
-        candidates += [line] if line is not None else []
-    fixed = likely_fix(c.fn, candidates, checks, statuses, config, c.cancel)
+    if any(st != "passed" for st in statuses):
+        c.progress("functional", "trying one-line fixes on the examples and the self-tests")
+    fixed = try_fix(c.backend, c.fn, trace, checks, statuses, c.settings, config, c.language.parses, c.cancel)
     _check(c.cancel)
     return fixed
 
@@ -507,6 +501,8 @@ def _chance_step(c: _Call, calibration: Calibration | None, lex: _Lexical, algo:
         programs.agreement if programs is not None else None,
         programs.weighted if programs is not None else None,
         examples.failed if examples is not None else None,
+        func.fixed.gain if func.fixed is not None else None,
+        suspect_score(c.fn, lex.trace),
     )
     model = c.backend.info.name
     chance, chance_note = _chance(calibration, signals, model)
@@ -568,6 +564,12 @@ def _assessment(c: _Call, lex: _Lexical, s: _Samples, algo: _Algorithmic, func: 
 
 
 SUSPECTS_SHOWN = 3
+
+
+def suspect_score(fn: FunctionSource, trace: Trace | None) -> float | None:
+    """The suspect line's score before any fix reorders the lines: the chance's ``suspect_unexpected``."""
+    ranked = suspect_lines(trace, fn.source, fn.body_offset, SUSPECT_MEASURE) if trace is not None else []
+    return ranked[0].score if ranked else None
 
 
 def suspects_of(fn: FunctionSource, trace: Trace | None, fix_line: int | None = None) -> tuple[SuspectLine, ...]:

@@ -27,7 +27,7 @@ from ..lang import FunctionSource, language_named
 from ..model import CancelToken, ModelBackend
 from ..settings import Settings, default_threads
 from ..signals.agreement import run_probes
-from ..signals.suspicion import visible_line
+from ..signals.suspicion import SUSPECT_MEASURE, suspect_lines, visible_line
 from ..signals.swaps import token_swaps
 from ..trace import Trace
 from .completion import CompletionOptions, complete
@@ -70,6 +70,10 @@ class FixResult:
     note: str
     tried: int  # candidates run
     seconds: float
+    # The share of the checks the fix makes pass beyond the code's, a signal of the chance of passing
+    # (qualm.chance: ``fix_gain``): 0 where checks ran and no one-line change passes more of them,
+    # None where nothing could be checked (no check, the sandbox unavailable, cancelled).
+    gain: float | None = None
 
 
 def token_candidates(trace: Trace, fn: FunctionSource, settings: Settings, parses: Callable[[str], bool]) -> list[FixCandidate]:
@@ -121,7 +125,7 @@ def likely_fix(
     cancel = cancel or CancelToken()
     unique = list({c.source: c for c in candidates if c.source != fn.source}.values())
     if not checks or not unique:
-        return FixResult(None, "no check to run" if not checks else "no candidate change", 0, time.perf_counter() - t0)
+        return FixResult(None, "no check to run" if not checks else "no candidate change", 0, time.perf_counter() - t0, None if not checks else 0.0)
 
     def run(source: str) -> list[str]:
         report = run_probes(fn.program_with(source), list(checks), fn.probe_name, config, should_stop=cancel.or_after(2 * config.timeout))
@@ -142,9 +146,34 @@ def likely_fix(
             best = (passed, c, v)
     seconds = time.perf_counter() - t0
     if best is None:
-        return FixResult(None, f"none of {len(unique)} one-line changes passes more of the {len(checks)} checks", len(unique), seconds)
+        return FixResult(None, f"none of {len(unique)} one-line changes passes more of the {len(checks)} checks", len(unique), seconds, 0.0)
     passed, c, v = best
     gained = tuple(t for t, old, new in zip(checks, statuses, v) if old != "passed" and new == "passed")
     lost = tuple(t for t, old, new in zip(checks, statuses, v) if old == "passed" and new != "passed")
     fix = LikelyFix(c, fn.line + c.line - 1, passed, base, len(checks), gained, lost)
-    return FixResult(fix, fix.describe(), len(unique), seconds)
+    return FixResult(fix, fix.describe(), len(unique), seconds, (passed - fix.base) / len(checks))
+
+
+def try_fix(
+    backend: ModelBackend,
+    fn: FunctionSource,
+    trace: Trace,
+    checks: Sequence[str],
+    statuses: Sequence[str],
+    settings: Settings,
+    config: SandboxConfig,
+    parses: Callable[[str], bool],
+    cancel: CancelToken | None = None,
+) -> FixResult:
+    """The fix step of an assessment: the candidates of ``fn`` (its likelier tokens, its suspect line
+    written again where the model can fill in the middle) run on ``checks``, whose verdicts on the
+    code are ``statuses``. Code that passes every check has nothing to gain and runs nothing."""
+    f = settings.functional
+    if all(st == "passed" for st in statuses):  # no check at all: nothing to run
+        return FixResult(None, "the code passes every check" if checks else "no check to run", 0, 0.0, 0.0 if checks else None)
+    candidates = token_candidates(trace, fn, settings, parses) if f.fix_positions > 0 else []
+    suspects = suspect_lines(trace, fn.source, fn.body_offset, SUSPECT_MEASURE)
+    if f.fix_line and suspects and backend.info.capabilities.infill:  # the line is written as a FIM completion
+        line = line_candidate(backend, fn, suspects[0].line, settings, cancel)
+        candidates += [line] if line is not None else []
+    return likely_fix(fn, candidates, checks, statuses, config, cancel)

@@ -70,6 +70,25 @@ _F, _FW, _S = "functional", "functional_weighted", "swap_gain"
 _BS, _MS = "lexical.all.blended_surprisal", "lexical.all.max_surprisal"
 _E = "examples_failed"
 _DS = "lexical.all.departure_surprisal"
+_DF, _DU, _D = "departure_fix_gain", "departure_suspect", "differential"
+Chain = tuple[tuple[str, ...], ...]
+
+
+def _before(chain: Chain, where: Callable[[tuple[str, ...]], bool], extra: tuple[str, ...]) -> Chain:
+    """``chain`` with, before each fit that ``where`` picks, a copy of it with ``extra`` added: a
+    function with those signals too is scored by the copy, one without them by the fit as it was."""
+    out: list[tuple[str, ...]] = []
+    for level in chain:
+        if where(level):
+            out.append((*level, *extra))
+        out.append(level)
+    return tuple(out)
+
+
+# The chain shipped for the default model from 2026-11-28 (results/chance-refit-2026-11-28).
+_SHIPPED_0_5B: Chain = (
+    (_E, _FW, _S, _DS), (_E, _FW, _S), (_E, _FW, _F, _DS), (_E, _FW, _F), (_E, _F), (_FW, _S, _DS), (_FW, _S), (_FW, _F, _DS), (_FW, _F), (_F, _S, _DS), (_F, _S), (_F,), (_E,), (_BS,),
+)
 CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     ((_FW, _S), (_FW,), (_F, _S), (_F,), (_BS,)),
     ((_FW, _S), (_FW, _F), (_F, _S), (_F,), (_BS,)),
@@ -97,7 +116,16 @@ CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     # own code, whose low surprisal told nothing, goes on to the fit without it.
     ((_E, _FW, _S, _DS), (_E, _FW, _S), (_E, _FW, _F), (_E, _F), (_FW, _S, _DS), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
     ((_E, _FW, _S), (_E, _FW, _F), (_E, _F), (_FW, _S, _DS), (_FW, _S), (_FW, _F), (_F, _S), (_F,), (_E,), (_BS,)),
-    ((_E, _FW, _S, _DS), (_E, _FW, _S), (_E, _FW, _F, _DS), (_E, _FW, _F), (_E, _F), (_FW, _S, _DS), (_FW, _S), (_FW, _F, _DS), (_FW, _F), (_F, _S, _DS), (_F, _S), (_F,), (_E,), (_BS,)),
+    _SHIPPED_0_5B,
+    # The repair's signals (issue 55, part 4), gated by departure as _DS is (qualm.chance.DEPARTING):
+    # each fit with _DS gets a copy before it with the likely fix's gain, the suspect line's score or
+    # both; agreement with the model's solutions on varied inputs (differential) where they ran.
+    _before(_SHIPPED_0_5B, lambda level: _DS in level, (_DF,)),
+    _before(_SHIPPED_0_5B, lambda level: _DS in level, (_DU,)),
+    _before(_SHIPPED_0_5B, lambda level: _DS in level, (_DF, _DU)),
+    _before(_SHIPPED_0_5B, lambda level: _FW in level, (_D,)),
+    _before(_before(_SHIPPED_0_5B, lambda level: _FW in level, (_D,)), lambda level: _DS in level, (_DF,)),
+    _before(_before(_SHIPPED_0_5B, lambda level: _FW in level, (_D,)), lambda level: _DS in level, (_DF, _DU)),
 )
 MIN_FIT_FUNCTIONS = 8  # fewer functions with a pattern than this: the next fit of the chain takes them
 

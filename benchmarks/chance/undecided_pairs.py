@@ -1,0 +1,97 @@
+"""A test set of right/wrong pairs that the docstring's examples do not decide (issue 55, part 4):
+each wrong function fails the hidden tests, and either passes every example its docstring gives or
+its docstring gives none.
+
+    .venv/bin/python -m benchmarks.chance.undecided_pairs --pairs 45 --out results/chance-undecided/test-pairs.jsonl
+
+Problems: MBPP 11-510 (the evaluation's test split) that no file under results/ or benchmarks/data/
+names but the paper replication's records and ``FREE_LIST`` (the localization experiment's list of
+such problems, which names them all; ``benchmarks.assessment.repair.named_problems``), in the order
+of ``random.Random(ORDER_SEED)``. For each, mutants of every localization kind are labelled
+(``qualm.evaluation.mutants.pairs_for_problem``, ``test_split=True``: split "test", which a fit
+refuses). The pair's wrong function is the first, in the seeded order, whose function as a user has
+it (its task as the docstring, ``qualm.fitting.pairs.prepared``) passes its docstring's examples in
+the sandbox (``condition`` "examples pass"); where none does, the first failing mutant, with the
+example taken out of the task for both functions (MBPP states it as "Your code should pass this
+test:" and an ``assert``; ``condition`` "no example"), so that the docstring gives none and the
+model writes its tests from the words alone. Stops at ``--pairs`` pairs. The rows are those of
+``build_mutants.py --test-split`` plus ``condition``, read by ``assess_quality.py --split test``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+from pathlib import Path
+
+from benchmarks.assessment.repair import named_problems
+from benchmarks.common.paths import ROOT
+from qualm.evaluation.datasets import mbpp
+from qualm.evaluation.mutants import LOCALIZATION_KINDS, pairs_for_problem, rows
+from qualm.fitting.pairs import prepared
+from qualm.lang import PYTHON
+from qualm.settings import Settings
+from qualm.signals.examples import check_examples, docstring_examples
+from qualm_sandbox import SandboxConfig
+
+ORDER_SEED = 20261129
+EXAMPLE_INTRO = "Your code should pass"
+FREE_LIST = "results/localization/test-problems.txt"
+
+
+def passes_examples(row: dict, config: SandboxConfig) -> bool:
+    """The wrong function, as a user has it, passes every example its docstring gives (at least one)."""
+    fn = PYTHON.find_function(prepared(row["mutant"], row), row["entry_point"], row["pair_id"])
+    short = fn.name.split(".")[-1]
+    result = check_examples(fn.program, PYTHON.docstring(fn.source, short), short, config)
+    return bool(result.outcomes) and result.failed == 0
+
+
+def without_example(row: dict) -> dict | None:
+    """The pair with its task's example taken out; None where the task does not state it as MBPP does
+    or an example is still found."""
+    task = row["task"]
+    at = task.find(EXAMPLE_INTRO)
+    if at < 0:
+        return None
+    out = {**row, "task": task[:at].rstrip(), "condition": "no example"}
+    fn = PYTHON.find_function(prepared(out["mutant"], out), out["entry_point"], out["pair_id"])
+    short = fn.name.split(".")[-1]
+    return out if not docstring_examples(PYTHON.docstring(fn.source, short), short) else None
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--pairs", type=int, required=True)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    named = named_problems(ROOT, skip=(FREE_LIST,))
+    problems = {int(p.task_id.rsplit("/", 1)[-1]): p for p in mbpp(split="test")}
+    free = sorted(n for n in problems if n not in named)
+    random.Random(ORDER_SEED).shuffle(free)
+    f = Settings().functional
+    config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
+    out: list[dict] = []
+    print(f"{len(free)} MBPP 11-510 problems named by no result file but the replication's records", file=sys.stderr)
+    for i, n in enumerate(free):
+        if len(out) >= args.pairs:
+            break
+        result = pairs_for_problem(problems[n], per_problem=len(LOCALIZATION_KINDS), kinds=LOCALIZATION_KINDS, seed=ORDER_SEED, budget_s=60.0, test_split=True)
+        made = list(rows([result]))
+        kept = next(({**r, "condition": "examples pass"} for r in made if passes_examples(r, config)), None)
+        if kept is None and made:
+            kept = without_example(made[0])
+        if kept is not None:
+            out.append(kept)
+        what = f"kept {kept['kind']} ({kept['condition']})" if kept else "none kept"
+        print(f"{i + 1} MBPP/{n}: {len(made)} failing mutants, {what} ({len(out)}/{args.pairs})", file=sys.stderr, flush=True)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text("".join(json.dumps(r) + "\n" for r in out))
+    conditions = {c: sum(r["condition"] == c for r in out) for c in ("examples pass", "no example")}
+    print(f"{len(out)} pairs the examples do not decide ({conditions}) -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
