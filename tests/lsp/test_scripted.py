@@ -75,6 +75,16 @@ def test_handshake_status_and_unsupported_documents(script):
         assert await s.lenses(rs) == []
         with pytest.raises(JsonRpcException, match="no open document"):
             await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": rs}, "position": {"line": 0, "character": 0}})
+        # a refusal is answered with its reason and logged in one line: a traceback in the server's
+        # output means a fault (the soak counts them)
+        broken = "file:///tmp/qualm-scripted-test/broken.py"
+        s.open("def f(:\n    return 1\n", broken)
+        with pytest.raises(JsonRpcException, match="does not parse"):
+            await s.command("qualm.scoreDocument", broken)
+        await s.wait_for(lambda: b"does not parse" in b"".join(s.stderr), "the refusal in the server's output")
+        err = b"".join(s.stderr).decode()
+        assert "refused a request: Invalid Params: " + broken in err and "no open document" in err
+        assert "Traceback" not in err, err
 
     run(scenario)
 
