@@ -16,18 +16,16 @@ from __future__ import annotations
 import json
 import os
 import selectors
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .isolation import Isolation, choose_isolation, interpreter
+from .isolation import Isolation, choose_isolation, interpreter, scratch_folder
 
 Status = Literal["passed", "failed", "error", "timeout"]
 RUNNER = Path(__file__).with_name("runner.py")
@@ -106,8 +104,7 @@ def run_tests(
     started = time.monotonic()
     outcomes: dict[int, TestOutcome] = {}
     restarts = 0
-    root = Path(tempfile.mkdtemp(prefix="qualm-sandbox-"))
-    try:
+    with scratch_folder("qualm-sandbox-") as root:
         pending = list(range(len(tests)))
         while pending:
             got, culprit = _one_runner(root, isolation, preamble, tests, pending, config, should_stop)
@@ -124,8 +121,6 @@ def run_tests(
                 pending.remove(culprit)
             if pending:
                 restarts += 1
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
     return SandboxReport(
         outcomes=[outcomes[i] for i in range(len(tests))],
         isolation=isolation.name,
@@ -281,8 +276,8 @@ def run_program(
         "drop_to_uid": NOBODY if isolation.drop_privileges else None,
     }
     cmd, run_cwd, run_env = isolation.command(sys.executable, RUNNER, work)
-    with tempfile.TemporaryDirectory(prefix="qualm-program-") as tmp:
-        out_path, err_path = Path(tmp) / "stdout", Path(tmp) / "stderr"
+    with scratch_folder("qualm-program-") as tmp:
+        out_path, err_path = tmp / "stdout", tmp / "stderr"
         started = time.monotonic()
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             proc = subprocess.Popen(

@@ -15,6 +15,8 @@ environment, a temporary working folder and HOME; no network or file-system isol
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import functools
 import json
 import os
@@ -22,7 +24,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +35,29 @@ _BASE_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHOND
 
 class SandboxUnavailable(RuntimeError):
     """The requested isolation mode cannot run on this machine."""
+
+
+# What a full disk or an exhausted quota raises where the sandbox makes its folders.
+NO_SPACE = (errno.ENOSPC, errno.EDQUOT)
+
+
+@contextlib.contextmanager
+def scratch_folder(prefix: str) -> Iterator[Path]:
+    """A temporary folder for one run, removed after it. Where none can be made (every temporary
+    folder full, or none writable), SandboxUnavailable says so: a run that cannot start says
+    nothing about the code it would have tested."""
+    try:
+        root = Path(tempfile.mkdtemp(prefix=prefix))
+    except OSError as exc:
+        raise SandboxUnavailable(f"no temporary folder for the sandbox ({exc.strerror or exc}): is the disk full? TMPDIR names where it goes") from exc
+    try:
+        yield root
+    except OSError as exc:
+        if exc.errno in NO_SPACE:
+            raise SandboxUnavailable(f"no space left for the sandbox's files in {root.parent}: {exc.strerror}") from exc
+        raise
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 @dataclass(frozen=True)
@@ -184,8 +209,8 @@ def choose_isolation(mode: str = "auto") -> Isolation:
 
 def _probe(isolation: Isolation) -> str | None:
     """Start the sandbox once with a trivial command; None when it works."""
-    with tempfile.TemporaryDirectory(prefix="qualm-probe-") as tmp:
-        cmd, cwd, env = isolation.command(sys.executable, Path(__file__), Path(tmp))
+    with scratch_folder("qualm-probe-") as tmp:  # no folder: SandboxUnavailable, not a verdict on the mode
+        cmd, cwd, env = isolation.command(sys.executable, Path(__file__), tmp)
         cmd = cmd[:-2] + ["-c", "pass"]  # the interpreter, not the runner
         try:
             proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, timeout=20)
