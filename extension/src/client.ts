@@ -68,6 +68,8 @@ export class QualmClient implements vscode.Disposable {
   /** The server's last lines in the output channel (its stderr and log messages), for the crash
    * notification. */
   private readonly tail = new LogTail();
+  /** The last loaded model's file (the status's modelPath), for the crash notification. */
+  private modelFile: string | undefined;
   /** The language client is restarting the server after a crash: its next start repeats the
    * handshake. */
   private recovering = false;
@@ -212,6 +214,7 @@ export class QualmClient implements vscode.Disposable {
     client.onNotification(STATUS, (p: StatusParams) => {
       if (this.client !== client) return; // a server being stopped (after a failed handshake) says nothing more
       this.setStatus({ state: p.state, message: p.message, model: p.model });
+      if (p.modelPath) this.modelFile = p.modelPath; // kept after the model is let go: a crash names it
       if (p.state === "error") void this.explainModelError(p.message);
     });
     client.onNotification(MARKS, (p: MarksParams) => {
@@ -302,7 +305,7 @@ export class QualmClient implements vscode.Disposable {
     for (let i = 0; i < 20 && client.exit === undefined; i++) await new Promise((r) => setTimeout(r, 50));
     const verdict = this.crashes.record(Date.now());
     const exit = client.exit;
-    const message = crashMessage(verdict, exit, this.tail.last(SHOWN_LINES));
+    const message = crashMessage(verdict, exit, this.tail.last(SHOWN_LINES), this.modelFile);
     this.log.error(`${message}\nthe server's last lines:\n${this.tail.last(20).join("\n")}`);
     this.server = undefined;
     this.recovering = verdict.restart;

@@ -109,12 +109,23 @@ function minutes(ms: number): string {
   return `${Number.isInteger(m) ? m : m.toFixed(1)} minute${m === 1 ? "" : "s"}`;
 }
 
-/** The crash notification's text: what happened, what happens next, and the server's last lines. */
-export function crashMessage(verdict: CrashVerdict, exit: string | undefined, tail: readonly string[], max = MAX_CRASHES, windowMs = CRASH_WINDOW_MS): string {
+/** What a bus error means for qualm: the model's file is memory-mapped, and reading a page of it
+ * that is gone (the file cut or rewritten on disk while the server ran) kills the process. The
+ * server checks the file before each piece of model work (server/qualm/model/file_stamp.py), so
+ * this is a change in the middle of one. */
+export function busErrorHint(modelFile: string | undefined): string {
+  const file = modelFile ? `the model file ${modelFile}` : "the model file";
+  return ` A bus error most often means that ${file} was cut or rewritten on disk while qualm read it: if the restart says the file is damaged, download it again.`;
+}
+
+/** The crash notification's text: what happened, what happens next, and the server's last lines.
+ * ``modelFile``: the loaded model's file, named where the exit says a mapped file went away. */
+export function crashMessage(verdict: CrashVerdict, exit: string | undefined, tail: readonly string[], modelFile?: string, max = MAX_CRASHES, windowMs = CRASH_WINDOW_MS): string {
   const how = exit ? ` (exited with ${exit})` : "";
-  const next = verdict.restart
+  const hint = exit === "signal SIGBUS" ? busErrorHint(modelFile) : "";
+  const next = (verdict.restart
     ? `qualm: the language server stopped unexpectedly${how}; restarting it (crash ${verdict.count} of ${max} within ${minutes(windowMs)} before qualm stops restarting it).`
-    : `qualm: the language server stopped unexpectedly${how}, ${verdict.count} times within ${minutes(windowMs)}: it is not restarted automatically any more.`;
+    : `qualm: the language server stopped unexpectedly${how}, ${verdict.count} times within ${minutes(windowMs)}: it is not restarted automatically any more.`) + hint;
   const shown = tail.slice(-SHOWN_LINES).map((l) => (l.length > SHOWN_CHARS ? l.slice(0, SHOWN_CHARS - 1) + "…" : l));
   return shown.length ? `${next} Its last lines: ${shown.join(" ⏎ ")}` : `${next} It wrote nothing before it stopped.`;
 }

@@ -137,6 +137,8 @@ export interface StatusParams {
   state: ServerState;
   message: string;
   model: string | null;
+  /** The loaded model's file or server (none while no model is loaded). */
+  modelPath?: string | null;
 }
 
 export interface MarksParams {

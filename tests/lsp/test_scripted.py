@@ -379,7 +379,32 @@ def test_right_code_gets_no_fix_and_nothing_is_tried(tmp_path):
         await s.start(options(path, functional={"n_tests": 2, "n_solutions": 0}))
         s.open(WRONG.replace("a - b", "a + b"), WRONG_URI)
         a = plain(await s.command("qualm.assessFunction", WRONG_URI, "add"))["assessment"]
-        assert a["fix"] == {"fix": None, "note": "the code passes every check", "tried": 0, "seconds": 0.0}
+        assert a["fix"] == {"fix": None, "note": "the code passes every check", "tried": 0, "seconds": 0.0, "gain": 0.0}
         assert a["suspects"][0]["line"] == 3  # still a suspect: where to look first, not a verdict
+
+    run(scenario)
+
+
+def test_a_model_file_changed_on_disk_is_let_go_with_a_message_naming_it(script):
+    """The model's file rewritten in place while the server runs (a memory-mapped GGUF would die of
+    SIGBUS at its next read): the next request is refused with a message that names the file and
+    says what to do, the status says it, and the server lives on. The real-model twin truncates a
+    GGUF (tests/model/test_model_file_changed.py)."""
+
+    async def scenario(s: Session):
+        await s.start(options(script))
+        s.open(DOC, URI)
+        end = line_col(DOC, len(DOC))
+        params = {"textDocument": {"uri": URI}, "position": {"line": end[0], "character": end[1]}}
+        assert (await s.client.protocol.send_request_async("qualm/complete", params)).text
+        script.write_text(script.read_text()[:20])  # cut in place, as a download started again
+        with pytest.raises(JsonRpcException, match="changed on disk") as refused:
+            await s.client.protocol.send_request_async("qualm/complete", params)
+        assert str(script) in str(refused.value) and "Restart qualm" in str(refused.value)
+        await s.wait_for(lambda: s.statuses and s.statuses[-1]["state"] == "error", "the error status")
+        assert str(script) in s.statuses[-1]["message"] and "its size went from" in s.statuses[-1]["message"]
+        assert any("changed on disk" in m and str(script) in m for m in s.messages), s.messages
+        status = plain(await s.command("qualm.status"))  # the server is alive and says why it stopped
+        assert status["state"] == "error" and status["model"] is None
 
     run(scenario)

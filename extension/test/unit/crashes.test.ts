@@ -54,6 +54,10 @@ suite("crashes", () => {
     const stop = crashMessage({ restart: false, count: 3 }, undefined, []);
     assert.equal(stop, "qualm: the language server stopped unexpectedly, 3 times within 3 minutes: it is not restarted automatically any more. It wrote nothing before it stopped.");
     assert.match(crashMessage({ restart: true, count: 1 }, "code 1", ["x".repeat(1000)]), /Its last lines: x{239}…$/);
+    // a bus error names the model's file (memory-mapped: cut on disk, it kills the server) and what to do
+    const bus = crashMessage({ restart: true, count: 1 }, "signal SIGBUS", ["Fatal Python error: Bus error"], "/models/qwen.gguf");
+    assert.match(bus, /\(exited with signal SIGBUS\); restarting it .* A bus error most often means that the model file \/models\/qwen\.gguf was cut or rewritten on disk while qualm read it: if the restart says the file is damaged, download it again\. Its last lines: Fatal Python error: Bus error$/);
+    assert.ok(!crashMessage({ restart: true, count: 1 }, "signal SIGKILL", [], "/models/qwen.gguf").includes("/models/qwen.gguf"));
     assert.equal(crashStatus({ restart: true, count: 2 }, "code 1"), "the server stopped unexpectedly (code 1): restarting it");
     assert.match(crashStatus({ restart: false, count: 3 }, "signal SIGKILL"), /3 times within 3 minutes: not restarted automatically \(qualm: Restart Language Server\)$/);
   });

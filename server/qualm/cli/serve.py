@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import logging
 
 import typer
@@ -14,4 +15,7 @@ def serve(
     from ..lsp.app import serve as run_server  # noqa: PLC0415 - pygls loads only for this command
 
     logging.basicConfig(level=logging.WARNING)  # stdout is the protocol: logs go to stderr
+    # A fatal signal (SIGBUS from a model file cut on disk mid-read, SIGSEGV in native code) leaves
+    # its Python stack on stderr, which the editor's crash notification quotes.
+    faulthandler.enable()
     run_server()

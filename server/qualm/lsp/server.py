@@ -33,6 +33,7 @@ from ..engine import Assessment, Completion, Document, PlacedToken, SampleCache,
 from ..engine.regeneration import Regeneration
 from ..lang import FunctionSource, ImportRoots, Language
 from ..model import CancelToken, ModelBackend, ModelUnreachable, load_model
+from ..model.file_stamp import FileStamp, changed_model_message
 from ..settings import Settings, SettingsError
 from .marks import Mark
 from .protocol import STATUS
@@ -117,6 +118,7 @@ class QualmServer(LanguageServer):
         self.folder_settings: dict[str, Settings] = {}
         self._told: set[tuple[str, str, str]] = set()  # (folder, setting, value) said once in the log
         self.backend: ModelBackend | None = None
+        self.model_stamp: FileStamp | None = None  # the loaded model's file as it was (file_stamp.py)
         self.calibration: Calibration | None = None
         # The plans and tests of problems assessed before, for this model: re-assessing an edited
         # function decodes only the code's own plan (qualm.engine.samples).
@@ -131,8 +133,8 @@ class QualmServer(LanguageServer):
 
     def set_status(self, state: str, message: str = "") -> None:
         self.state, self.state_message = state, message
-        info = self.backend.info.name if self.backend is not None else None
-        self.protocol.notify(STATUS, {"state": state, "message": message, "model": info})
+        info = self.backend.info if self.backend is not None else None
+        self.protocol.notify(STATUS, {"state": state, "message": message, "model": None if info is None else info.name, "modelPath": None if info is None else info.identity.locator})
 
     def status(self) -> dict[str, Any]:
         info = None if self.backend is None else self.backend.info
@@ -170,6 +172,7 @@ class QualmServer(LanguageServer):
                 old.close()
             self.samples.clear()
             self.backend = load_model(settings.model)
+            self.model_stamp = FileStamp.of(self.backend.info.identity.locator)
             calibration, problem = self._find_calibration(self.backend, settings)
             return self.backend, calibration, problem
 
@@ -230,10 +233,13 @@ class QualmServer(LanguageServer):
         if self.backend is None and self.state != "loading":
             raise ModelUnavailable(f"the model is not ready ({self.state}: {self.state_message})")
 
+        loop = asyncio.get_running_loop()
+
         def job(token: CancelToken) -> Any:
             backend = self.backend  # the model of this moment: a reload queued before us has finished
             if backend is None:
                 raise ModelUnavailable(f"the model is not ready ({self.state}: {self.state_message})")
+            self._check_model_file(backend, loop)
             return fn(backend, token)
 
         future, token = self.worker.submit(job, key=key, cancel=cancel, urgent=urgent)
@@ -260,6 +266,26 @@ class QualmServer(LanguageServer):
         if self.state == "unreachable" and self.backend is not None:
             self.set_status("busy" if self.worker.busy else "ready", "working" if self.worker.busy else self.backend.info.summary())
         return result
+
+    def _check_model_file(self, backend: ModelBackend, loop: asyncio.AbstractEventLoop) -> None:
+        """On the worker, before model work: a model whose memory-mapped file changed on disk is
+        closed before it reads a page that is gone (SIGBUS would kill the server), and every
+        request is refused with a message naming the file until qualm restarts."""
+        stamp = self.model_stamp
+        what = stamp.change() if stamp is not None else None
+        if stamp is None or what is None:
+            return
+        message = changed_model_message(stamp, what)
+        self.backend, self.model_stamp = None, None
+        backend.close()
+        self.samples.clear()
+        loop.call_soon_threadsafe(self._model_file_changed, message)
+        raise ModelUnavailable(message)
+
+    def _model_file_changed(self, message: str) -> None:
+        self.set_status("error", message)
+        self.log(f"qualm: {message}", types.MessageType.Error)
+        self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error, message=f"qualm: {message}"))
 
     def _log_job(self, key: str | None, outcome: str, failed: bool = False) -> None:
         # One line per piece of model work, so the output channel says what the model did and how
