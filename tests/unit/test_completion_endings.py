@@ -266,3 +266,18 @@ def test_in_javascript_only_the_statement_s_own_brackets_count_not_the_blocks_ar
     assert kept == "next);" and rule == "statement-end"
     inside_object = at_marker("const config = {\n  name: compute(|\n};\n", "javascript")
     assert inside_object.open_brackets == 2  # the object literal's { and the call's (
+
+
+def test_python_a_header_whose_next_line_is_not_its_body_is_cut_with_what_follows():
+    # the model writes the class's next method where the cursor is an empty method's body: the
+    # `def` lands at the body's indentation with its own body beside it (seen in the editor's e2e run)
+    text = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        |\n\n    def pop(self):\n        return self.items.pop()\n"
+    end = at_marker(text)
+    _, kept, rule = stream(end, lines("        def peek(self):\n        return self.items[-1]\n"))
+    assert kept == "" and rule == "unclosed"
+    # a nested def with its body indented under it is kept
+    _, kept, rule = stream(end, lines("        def helper(x):\n            return x\n        self.items.append(helper(item))\n"))
+    assert kept.rstrip("\n") == "        def helper(x):\n            return x\n        self.items.append(helper(item))" and rule != "unclosed"
+    # a statement before the broken header is kept
+    _, kept, rule = stream(end, lines("        self.items.append(item)\n        if item:\n        return item\n"))
+    assert kept == "        self.items.append(item)" and rule == "unclosed"

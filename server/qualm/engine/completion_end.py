@@ -310,8 +310,9 @@ class CompletionEnd:
             if line.strip():
                 ends.append((pos, depths[i + 1], line))
             pos += 1
+        limit = self._headless_header(text, depths)
         for end, depth, line in reversed(ends):
-            if depth > 0:
+            if depth > 0 or end > limit:
                 continue
             header = line.split("#", 1)[0].rstrip().endswith(":")
             width = max(self.cursor_column, indent_width(line) + self.column) if end == len(line) else indent_width(line)  # the first line: as in _lines_cut
@@ -320,6 +321,27 @@ class CompletionEnd:
                 continue
             return end
         return 0
+
+    def _headless_header(self, text: str, depths: list[int]) -> int:
+        """Python: where the completion's first block header whose next line is no deeper than it
+        begins (a ``def`` with no body: the model writing the next method where the cursor is an
+        empty method's body, the ``def`` landing at the body's indentation); the text's length
+        where there is none. The last line's header is ``_closed_length``'s (the code after the
+        cursor may hold its body)."""
+        if self.language != "python":
+            return len(text)
+        lines = text.split("\n")
+        starts = [sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
+
+        def width(i: int) -> int:  # the first line sits at the cursor (as in _closed_length)
+            return max(self.cursor_column, indent_width(lines[0]) + self.column) if i == 0 else indent_width(lines[i])
+
+        filled = [i for i, line in enumerate(lines) if line.strip()]
+        for here, after in zip(filled, filled[1:]):
+            header = lines[here].split("#", 1)[0].rstrip().endswith(":")
+            if header and depths[here + 1] <= 0 and width(after) <= width(here):
+                return starts[here]
+        return len(text)
 
     def _cut_points(self, text: str) -> list[int]:
         """Shorter starts of ``text`` to try, longest first: each line's end; on one line, each
