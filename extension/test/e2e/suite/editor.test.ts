@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
 import type { StreamEvent } from "../../../src/completions";
 import type { PreviewEvent } from "../../../src/regenerate";
-import { askPage, finishedAt, nextMatching, until } from "../helpers";
+import { askPage, finishedAt, nextMatching, qualmLog, until } from "../helpers";
 
 const nextEvent = (api: QualmApi, kind: StreamEvent["kind"], ms: number): Promise<StreamEvent> =>
   nextMatching(api.onCompletion, (e) => e.kind === kind, `completion '${kind}' event`, ms);
@@ -501,6 +501,29 @@ suite("qualm in a real VS Code", () => {
     await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
     return { result, said, after };
   }
+
+  test("a completion cut to nothing is asked again from the cursor: the second answer is the ghost text, and accepted", async () => {
+    // The scripted model answers fill-in-the-middle prompts in turn: first the class's next method at
+    // the body's indentation (cut: its def has no body), then, asked again from the cursor, the body.
+    const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
+    const script = join(folder, "retry-writer.json");
+    writeFileSync(script, JSON.stringify({ name: "scripted retry writer", fim: true, completions: ["        def peek(self):\n        return self.items[-1]\n", "self.items.append(item)\n"] }));
+    const settingsFile = join(folder, ".vscode", "settings.json");
+    const settings = readFileSync(settingsFile, "utf8");
+    writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), "qualm.model.backend": "scripted", "qualm.model.path": script }, null, 2));
+    try {
+      await until(() => `the scripted backend (now ${api.status().state}: ${api.status().model})`, () => (api.status().state === "ready" && api.status().model === "scripted retry writer") || undefined, 60000);
+      const source = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        \n\n    def pop(self):\n        return self.items.pop()\n";
+      const { result, said, after } = await completeAndAccept("retry.py", source, new vscode.Position(5, 8));
+      assert.equal(result.text.trimEnd(), "self.items.append(item)", said);
+      await until("the log's line: asked again from the cursor", async () => /asked again from the cursor/.test(await qualmLog()) || undefined, 20000);
+      assert.ok(after.includes("    def push(self, item):\n        self.items.append(item)\n"), JSON.stringify(after));
+    } finally {
+      writeFileSync(settingsFile, settings);
+    }
+    await until(() => `the real model again (now ${api.status().state}: ${api.status().model})`, () => (api.status().state === "ready" && /qwen2\.5-coder-0\.5b/i.test(api.status().model ?? "")) || undefined, 120000);
+    editor = await vscode.window.showTextDocument(doc);
+  });
 
   test("in a class method with the next method after it, the completion ends with the method: no new method", async () => {
     const source = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        \n\n    def pop(self):\n        return self.items.pop()\n";
