@@ -68,3 +68,37 @@ def test_a_server_that_goes_down_mid_stream_fails_the_request_and_recovers():
             await s.wait_for(lambda: s.statuses[-1]["state"] == "ready", "ready once a request gets through")
 
     run(scenario)
+
+
+def test_two_windows_servers_share_one_model_server_and_both_answer():
+    # Two VS Code windows: two qualm processes against one shared server. Completions from both at
+    # once are each answered in full (the server queues or interleaves them), each the greedy answer
+    # it gives alone, and both language servers stay ready.
+    from lsp_session import Session
+    from timing import seconds
+
+    port = free_port()
+    options = {**SMALL, "model": {"backend": "openai", "endpoint": f"http://127.0.0.1:{port}", "retries": 0, "timeout_s": 120}}
+    params = {"textDocument": {"uri": URI}, "position": {"line": 2, "character": 0}, "options": {"maxTokens": 12}}
+
+    async def main():
+        with llama_cpp_python_server(logits_all=True, port=port):
+            a, b = Session(), Session()
+            try:
+                await a.start(options)
+                await b.start(options)
+                for s in (a, b):
+                    s.open(DOC)
+                alone = await a.client.protocol.send_request_async("qualm/complete", params)
+                both = await asyncio.wait_for(asyncio.gather(*(s.client.protocol.send_request_async("qualm/complete", params) for s in (a, b, a, b))), seconds(300))
+                # the latest request of each window answers in full; its earlier one for the same
+                # document is answered too: in full, or cut short by the newer (one per document)
+                assert alone.text and [r.text for r in both[2:]] == [alone.text, alone.text], [r.text for r in both]
+                assert all(r.text == alone.text or r.stopReason == "cancelled" for r in both[:2]), [(r.text, r.stopReason) for r in both]
+                for s in (a, b):
+                    await s.wait_for(lambda s=s: s.statuses[-1]["state"] == "ready", "ready after the shared completions")
+            finally:
+                await a.stop()
+                await b.stop()
+
+    asyncio.run(asyncio.wait_for(main(), 900))
