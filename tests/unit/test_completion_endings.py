@@ -281,3 +281,17 @@ def test_python_a_header_whose_next_line_is_not_its_body_is_cut_with_what_follow
     # a statement before the broken header is kept
     _, kept, rule = stream(end, lines("        self.items.append(item)\n        if item:\n        return item\n"))
     assert kept == "        self.items.append(item)" and rule == "unclosed"
+
+
+def test_python_under_a_header_with_no_body_the_completion_is_its_body_or_nothing():
+    # the model skips the empty method's body and writes the next method at the class's indentation
+    # (seen in the editor's e2e suite): cut to nothing, so that it is asked again from the cursor
+    text = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        |\n\n    def pop(self):\n        return self.items.pop()\n"
+    end = at_marker(text)
+    assert end.body_of == 4
+    _, kept, rule = stream(end, lines("\n    def peek(self):\n        return self.items[-1] if self.items else None\n"))
+    assert kept == "" and rule == "unclosed"
+    _, kept, rule = stream(end, lines("        self.items.append(item)\n"))
+    assert kept.strip() == "self.items.append(item)" and rule != "unclosed"
+    # a header whose body follows in the file: the completion may be anything
+    assert at_marker("def f(x):\n    |\n    return x\n").body_of is None

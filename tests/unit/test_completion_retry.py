@@ -60,3 +60,13 @@ def test_nothing_is_asked_again_where_nothing_was_healed(tmp_path):
     b = backend(tmp_path, ["", "never asked"])
     c = complete(b, Document(text, "f.py"), text.index(", )") + 2, Settings())
     assert c.text == "" and c.attempts == 1 and len(b.prompts) == 1
+
+
+def test_under_a_header_with_no_body_the_prompt_ends_at_the_cursor_from_the_start(tmp_path):
+    # an empty method's body: its indentation is decided, so nothing is healed and nothing asked again
+    text = "class Stack:\n    def push(self, item):\n        \n\n    def pop(self):\n        return self.items.pop()\n"
+    cursor = text.index("        \n\n") + 8
+    b = backend(tmp_path, ["self.items.append(item)", "never asked"])
+    c = complete(b, Document(text, "s.py"), cursor, Settings(), on_restart=lambda: (_ for _ in ()).throw(AssertionError("restarted")))
+    assert c.text == "self.items.append(item)" and c.attempts == 1 and len(b.prompts) == 1
+    assert b.prompts[0].prefix.endswith("def push(self, item):\n        ")  # indentation included

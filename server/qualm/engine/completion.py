@@ -19,6 +19,7 @@ from ..model import CancelToken, GenerationOptions, ModelBackend, ModelRuntimeEr
 from ..prompts import ChatPrompt, ContextChunk, InfillPrompt
 from ..settings import Settings
 from ..trace import Trace
+from .completion_end import empty_body_at
 from .document import Document
 from .infill import InfillBudget, infill_context
 from .placement import CompletionPlacement, PlacedToken, accepted_tokens
@@ -151,6 +152,10 @@ def complete(
         shown = tuple(dict.fromkeys(c.filename for c in fim.prompt.extra))
         return fim.heal, _attempt(backend, fim.prompt, fim.heal, "", offset, settings, options, on_token, cancel, chat.function, kind, shown)
 
+    if empty_body_at(document.text, offset, document.language.name) is not None:
+        # under a header with no body (an empty method) the body's indentation is decided: healed,
+        # the model wrote the class's next method there and was asked again (the editor's e2e run)
+        return fim_attempt(heal=False)[1]
     healed, first = fim_attempt(heal=True)
     if not healed or first.text.strip() or first.stop_reason in ("cancelled", "doubt") or (cancel is not None and cancel.cancelled):
         return first

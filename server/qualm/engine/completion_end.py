@@ -32,7 +32,10 @@ which the completion reports as ``end_rule``):
 * When the text is final (after any of these, the model's end or the token limit):
 
   - ``unclosed``: a completion that leaves a bracket of its own open, or ends on a block's header
-    with no body, is cut back to its last line that does not;
+    with no body, or has a header whose next line is no deeper than it, is cut back to its last
+    line that does not; on the empty line under a header that has no body in the file (an empty
+    method), a completion whose first line is not indented under the header (the model writing
+    the next method instead of this one's body) is cut to nothing, and asked again from the cursor;
   - ``syntax``: a completion after which the file does not parse (tree-sitter's parse,
     ``qualm.engine.completion_syntax``) is cut back to its longest start (at a line's end, or on one
     line at the end of an expression) that leaves fewer errors, or to nothing; a file broken elsewhere
@@ -90,6 +93,9 @@ class CompletionEnd:
     before: str = field(default="", repr=False, compare=False)
     after: str = field(default="", repr=False, compare=False)
     heal: str = field(default="", repr=False, compare=False)
+    # Python: the indentation of the block header just above the cursor's empty line when that
+    # header has no body in the document (an empty method): the completion is that body
+    body_of: int | None = None
 
     @classmethod
     def at(cls, text: str, offset: int, heal: str = "", language: str = "python") -> CompletionEnd:
@@ -108,6 +114,7 @@ class CompletionEnd:
         column = len(written.expandtabs(TAB_WIDTH))
         syntax = cursor_syntax(text, offset, language)
         start, end = syntax.window
+        body_of = empty_body_at(text, offset, language)
         openers = statement_openers(text[start:offset], language)
         return cls(
             not before.strip() and not after.strip(),
@@ -123,6 +130,7 @@ class CompletionEnd:
             text[start:offset],
             text[offset:end],
             heal,
+            body_of,
         )
 
     # -- the protocol of model.text_stream.Ending -------------------------------------------------
@@ -155,6 +163,12 @@ class CompletionEnd:
         """Where the finished text is cut back so that it closes what it opens and the file parses
         no worse than without it (the ``unclosed`` and ``syntax`` rules); None: keep it whole."""
         kept, rule = len(text), None
+        first = next(((i, line) for i, line in enumerate(text.split("\n")) if line.strip()), None)
+        if self.body_of is not None and first is not None:
+            i, line = first
+            width = max(self.cursor_column, indent_width(line) + self.column) if i == 0 else indent_width(line)
+            if width <= self.body_of:  # not the header's body: the model wrote past it (the next method)
+                return EndCut(0, "unclosed")
         if self.multiline or "\n" in text:
             closed = self._closed_length(text)
             if closed < len(text.rstrip(" \t\n")):
@@ -354,6 +368,25 @@ class CompletionEnd:
             points = [i + 1 for i in range(len(text)) if text[i] in ")]}" and bracket_depths(text[: i + 1], self.language)[-1] <= 0]
             points += [i for i in range(1, len(text)) if text[i] in ",; " and bracket_depths(text[:i], self.language)[-1] <= 0]
         return sorted({p for p in points if 0 < p < len(text.rstrip())}, reverse=True)[:16]
+
+
+def empty_body_at(text: str, offset: int, language: str) -> int | None:
+    """Python: the indentation of the block header just above the cursor's empty line, where that
+    header has no body in the document (an empty method): what is written there is its body. None
+    elsewhere."""
+    if language != "python":
+        return None
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    if line.strip() or not line_start:
+        return None
+    above = next((x for x in reversed(text[: line_start - 1].split("\n")) if x.strip()), "")
+    if not above.split("#", 1)[0].rstrip().endswith(":"):
+        return None
+    below = next((x for x in text[line_end + 1 :].split("\n") if x.strip()), None) if line_end >= 0 else None
+    header = indent_width(above)
+    return header if below is None or indent_width(below) <= header else None
 
 
 def _trimmed(text: str, pos: int) -> int:

@@ -483,16 +483,19 @@ suite("qualm in a real VS Code", () => {
     const endEditor = await vscode.window.showTextDocument(endDoc);
     endEditor.selection = new vscode.Selection(position, position);
     const finished = finishedAt(api, endDoc, position, 180000);
+    const seen: string[] = []; // the stream's events, for a failure's message
+    const watch = api.onCompletion((e) => seen.push(`${e.kind}:${JSON.stringify(e.stream.text.slice(0, 40))}`));
     await vscode.commands.executeCommand("qualm.triggerCompletion");
     const { stream } = await finished;
     const result = stream.result;
     assert.ok(result, `the completion finished: ${stream.error ?? ""}`);
     const said = `${JSON.stringify(result.text)} (stopped: ${result.stopReason}, rule ${result.endRule})`;
     let ghost = "";
-    await until(() => `the ghost text ${said} on the page (seen: ${JSON.stringify(ghost)})`, async () => {
+    await until(() => `the ghost text ${said} on the page (seen: ${JSON.stringify(ghost)}; the stream's events: ${seen.join(" ")})`, async () => {
       ghost = await askPage<string>("ghost");
       return ghost.replace(/\s+/g, "").includes(result.text.split("\n")[0].replace(/\s+/g, "")) || undefined;
     }, 20000);
+    watch.dispose();
     const before = endDoc.getText();
     await vscode.commands.executeCommand("editor.action.inlineSuggest.commit");
     await until("the completion in the document", () => endDoc.getText() !== before || undefined, 10000);
@@ -503,21 +506,22 @@ suite("qualm in a real VS Code", () => {
   }
 
   test("a completion cut to nothing is asked again from the cursor: the second answer is the ghost text, and accepted", async () => {
-    // The scripted model answers fill-in-the-middle prompts in turn: first the class's next method at
-    // the body's indentation (cut: its def has no body), then, asked again from the cursor, the body.
+    // The scripted model answers fill-in-the-middle prompts in turn. At a method's end, on an empty line
+    // indented like its body, the healed prompt leaves the indentation out: first the model closes
+    // the method and writes the next one (cut to nothing), then, asked again from the cursor, a line.
     const folder = vscode.workspace.workspaceFolders![0].uri.fsPath;
     const script = join(folder, "retry-writer.json");
-    writeFileSync(script, JSON.stringify({ name: "scripted retry writer", fim: true, completions: ["        def peek(self):\n        return self.items[-1]\n", "self.items.append(item)\n"] }));
+    writeFileSync(script, JSON.stringify({ name: "scripted retry writer", fim: true, completions: ["    def other(self):\n        pass\n", 'return "red"\n'], seconds_per_token: 0.1 }));
     const settingsFile = join(folder, ".vscode", "settings.json");
     const settings = readFileSync(settingsFile, "utf8");
     writeFileSync(settingsFile, JSON.stringify({ ...JSON.parse(settings), "qualm.model.backend": "scripted", "qualm.model.path": script }, null, 2));
     try {
       await until(() => `the scripted backend (now ${api.status().state}: ${api.status().model})`, () => (api.status().state === "ready" && api.status().model === "scripted retry writer") || undefined, 60000);
-      const source = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        \n\n    def pop(self):\n        return self.items.pop()\n";
-      const { result, said, after } = await completeAndAccept("retry.py", source, new vscode.Position(5, 8));
-      assert.equal(result.text.trimEnd(), "self.items.append(item)", said);
+      const source = 'class Review:\n    def color(self):\n        if self.ok:\n            return "green"\n        \n\n    def vote(self):\n        return 0\n';
+      const { result, said, after } = await completeAndAccept("retry.py", source, new vscode.Position(4, 8));
+      assert.equal(result.text.trimEnd(), 'return "red"', said);
       await until("the log's line: asked again from the cursor", async () => /asked again from the cursor/.test(await qualmLog()) || undefined, 20000);
-      assert.ok(after.includes("    def push(self, item):\n        self.items.append(item)\n"), JSON.stringify(after));
+      assert.ok(after.includes('            return "green"\n        return "red"'), JSON.stringify(after));
     } finally {
       writeFileSync(settingsFile, settings);
     }
