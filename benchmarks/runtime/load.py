@@ -14,7 +14,7 @@ a 5,000-line file, and two windows' servers on one shared model server. Prints f
 2. **A 5,000-line file**: a Python module of 5,000 lines (functions written from a few templates,
    each different) opened; Score Document (seconds, marks), a completion in a function near its
    end (first token, total), hovers on marks (latency).
-3. **Two windows, one model server**: one ``llama_cpp.server`` on the default model and two qualm
+3. **Two windows, one model server**: one llama.cpp ``llama-server`` on the default model and two qualm
    servers (``model.backend: "openai"``) against it; a completion alone, then two at once, one from
    each window: both answered, and their latency against alone.
 
@@ -171,15 +171,14 @@ async def big_file(options: dict, workspace: Path, lines: int) -> dict:
 
 
 async def shared_server(workspace: Path) -> dict:
-    from remote_servers import free_port, llama_cpp_python_server
+    from remote_servers import llama_server
 
-    port = free_port()
-    options = {"model": {"backend": "openai", "endpoint": f"http://127.0.0.1:{port}", "retries": 0, "timeout_s": 300}}
     path = workspace / "shared.py"
     path.write_text(SMALL_DOC)
     uri = path.as_uri()
     params = {"textDocument": {"uri": uri}, "position": {"line": 2, "character": 4}, "options": {"maxTokens": 24}}
-    with llama_cpp_python_server(logits_all=True, port=port):
+    with llama_server() as url:  # llama.cpp's server: its slots serve two clients side by side
+        options = {"model": {"backend": "openai", "endpoint": url, "retries": 0, "timeout_s": 300}}
         a, b = Session(), Session()
         try:
             await a.start(options)

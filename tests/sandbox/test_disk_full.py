@@ -1,6 +1,6 @@
-"""The disk full where the sandbox makes its folders: every temporary folder Python would use (/tmp,
-/var/tmp, the working folder) full, in a private mount namespace with size-limited tmpfs mounts over
-them (the tests run as root, as the readonly-cache test does). A run that cannot start must say so,
+"""The disk full where the sandbox makes its folders: TMPDIR a full size-limited tmpfs, and every
+other temporary folder Python would fall back to (/tmp, /var/tmp, the working folder) unwritable, in
+a private mount namespace (the tests run as root, as the readonly-cache test does). A run that cannot start must say so,
 SandboxUnavailable with the reason, and never report the code's tests as failed; the docstring's
 examples then count as unavailable, not as failed. The real sandbox and real mounts; nothing mocked."""
 
@@ -29,11 +29,15 @@ out["examples_failed"], out["examples_note"] = ex.failed, ex.note
 print(json.dumps(out))
 """
 
+# TMPDIR is a full size-limited tmpfs; the system's temporary folders, where Python's tempfile falls
+# back, are made read-only (bind mounts: what is under them, such as a checkout's virtual
+# environment in /tmp, stays readable); the working folder is /proc.
 FILL = """set -e
-for d in /tmp /var/tmp; do
-  mount -t tmpfs -o size=16k,nr_inodes=4 qualm-full "$d"
-  for i in 1 2 3 4 5 6; do touch "$d/f$i" 2>/dev/null || true; done
-done
+full=$(mktemp -d)
+mount -t tmpfs -o size=16k,nr_inodes=4 qualm-full "$full"
+for i in 1 2 3 4 5 6; do touch "$full/f$i" 2>/dev/null || true; done
+for d in /tmp /var/tmp; do mount --bind "$d" "$d" && mount -o remount,ro,bind "$d"; done
+export TMPDIR="$full"
 cd /proc
 exec "$@"
 """
