@@ -76,6 +76,7 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
     departs from the model and is not used on code that does not. The repair's signals are gated the
     same way (``DEPARTING``)."""
     out = dict(signals)
+    departed: dict[str, bool] = {}
     for scope in ("all", "code"):
         q = signals.get(f"lexical.{scope}.max_probability")
         top = out.setdefault(f"lexical.{scope}.max_surprisal", None if q is None else surprisal(1.0 - q))
@@ -83,11 +84,10 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
         mean = signals.get(f"lexical.{scope}.mean_surprisal")
         if out.get(f"lexical.{scope}.blended_surprisal") is None and top is not None and mean is not None:
             out[f"lexical.{scope}.blended_surprisal"] = blended(top, mean)
-        departs = top is not None and top >= DEPARTURE_NATS
-        out[f"lexical.{scope}.departure_surprisal"] = out.get(f"lexical.{scope}.blended_surprisal") if departs else None
-    top = out.get("lexical.all.max_surprisal")
+        departed[scope] = top is not None and top >= DEPARTURE_NATS
+        out[f"lexical.{scope}.departure_surprisal"] = out.get(f"lexical.{scope}.blended_surprisal") if departed[scope] else None
     for raw, gated in DEPARTING.items():
-        out[gated] = out.get(raw) if top is not None and top >= DEPARTURE_NATS else None
+        out[gated] = out.get(raw) if departed["all"] else None
     return out
 
 

@@ -166,8 +166,7 @@ class CompletionEnd:
         first = next(((i, line) for i, line in enumerate(text.split("\n")) if line.strip()), None)
         if self.body_of is not None and first is not None:
             i, line = first
-            width = max(self.cursor_column, indent_width(line) + self.column) if i == 0 else indent_width(line)
-            if width <= self.body_of:  # not the header's body: the model wrote past it (the next method)
+            if self._width(line, first=i == 0) <= self.body_of:  # not the header's body: the model wrote past it (the next method)
                 return EndCut(0, "unclosed")
         if self.multiline or "\n" in text:
             closed = self._closed_length(text)
@@ -256,11 +255,9 @@ class CompletionEnd:
             content = line.strip()
             depth = depths[index] if index < len(depths) else depths[-1]
             if content:
-                width = indent_width(line)
-                if first and start == 0:
-                    # what the model writes of the healed whitespace is not inserted again: its
-                    # first line stands at the cursor or, with more whitespace, further right
-                    width = max(self.cursor_column, width + self.column)
+                # what the model writes of the healed whitespace is not inserted again: its first
+                # line stands at the cursor or, with more whitespace, further right
+                width = self._width(line, first=first and start == 0)
                 if content.startswith("```"):
                     return EndCut(_trimmed(text, pos), "fence")
                 if complete and self.next_line and content == self.next_line and depth <= 0:
@@ -329,12 +326,17 @@ class CompletionEnd:
             if depth > 0 or end > limit:
                 continue
             header = line.split("#", 1)[0].rstrip().endswith(":")
-            width = max(self.cursor_column, indent_width(line) + self.column) if end == len(line) else indent_width(line)  # the first line: as in _lines_cut
+            width = self._width(line, first=end == len(line))
             body_follows = self.next_indent is not None and self.next_indent > width
             if self.language == "python" and header and not body_follows:
                 continue
             return end
         return 0
+
+    def _width(self, line: str, first: bool) -> int:
+        """A line's indentation in the document: the completion's first line sits at the cursor, or
+        further right where the model wrote more whitespace than was healed."""
+        return max(self.cursor_column, indent_width(line) + self.column) if first else indent_width(line)
 
     def _headless_header(self, text: str, depths: list[int]) -> int:
         """Python: where the completion's first block header whose next line is no deeper than it
@@ -346,14 +348,10 @@ class CompletionEnd:
             return len(text)
         lines = text.split("\n")
         starts = [sum(len(x) + 1 for x in lines[:i]) for i in range(len(lines))]
-
-        def width(i: int) -> int:  # the first line sits at the cursor (as in _closed_length)
-            return max(self.cursor_column, indent_width(lines[0]) + self.column) if i == 0 else indent_width(lines[i])
-
         filled = [i for i, line in enumerate(lines) if line.strip()]
         for here, after in zip(filled, filled[1:]):
             header = lines[here].split("#", 1)[0].rstrip().endswith(":")
-            if header and depths[here + 1] <= 0 and width(after) <= width(here):
+            if header and depths[here + 1] <= 0 and self._width(lines[after], after == 0) <= self._width(lines[here], here == 0):
                 return starts[here]
         return len(text)
 
