@@ -4,4 +4,10 @@ The engine (this package minus ``qualm.lsp``) is a library: document -> prompt -
 signals -> assessment. The language server and the CLI are thin layers over it.
 """
 
-__version__ = "0.1.0"
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    # one place for the version: pyproject.toml, read from the installed metadata (a wheel or `pip install -e`)
+    __version__ = version("qualm")
+except PackageNotFoundError:  # the source tree on sys.path without an install
+    __version__ = "0+unknown"

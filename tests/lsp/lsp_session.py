@@ -79,10 +79,12 @@ class Session:
                 self.progress.append(params.value)
                 self.progress_tokens.append(params.token)
 
-    async def start(self, options: dict | None = None, wait_ready: bool = True, workspace_folders: list[str] | None = None, configuration: bool = False) -> None:
+    async def start(
+        self, options: dict | None = None, wait_ready: bool = True, workspace_folders: list[str] | None = None, configuration: bool = False, python: str = sys.executable, cwd: str | None = None
+    ) -> None:
         """``configuration``: the client answers workspace/configuration (register its handler on
-        ``self.client`` first)."""
-        await self.client.start_io(sys.executable, "-m", "qualm", "serve", "--stdio")  # as VS Code starts it
+        ``self.client`` first). ``python``: the interpreter that runs the server (default: the tests')."""
+        await self.client.start_io(python, "-m", "qualm", "serve", "--stdio", cwd=cwd)  # as VS Code starts it
         # pygls's client pipes the server's stderr and never reads it; a full pipe would block the
         # server's logging (as an editor's output channel would not), so drain it here.
         self.stderr: list[bytes] = []
