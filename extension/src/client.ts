@@ -1,6 +1,7 @@
 // Starting, stopping and restarting the Python language server, and the one place that talks LSP.
 // Everything the editor shows comes from here as events: server status and token marks.
 
+import { existsSync } from "node:fs";
 import * as vscode from "vscode";
 import {
   CloseAction,
@@ -19,7 +20,8 @@ import { CrashHistory, LogTail, SHOWN_LINES, crashMessage, crashStatus, exitFrom
 import { ServerInfo, judgeHandshake } from "./handshake";
 import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
-import { Choice, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, testsInterpreter, watchPythonInterpreter } from "./python";
+import { BundledEngine, EngineState, bundledEngine, engineDir, judgeEngine, venvPython } from "./engine";
+import { Choice, Source, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, testsInterpreter, watchPythonInterpreter } from "./python";
 import { SettingsReader } from "./restricted";
 import { EditorDefaults, RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
@@ -75,6 +77,8 @@ export class QualmClient implements vscode.Disposable {
   private recovering = false;
   /** What the last crash told the language client to do: restart the server, or leave it stopped. */
   lastCrashAction: "restart" | "stop" | undefined;
+  /** The engine's update was offered in this window (once is enough). */
+  private engineOffered = false;
   /** The output channel as the language client writes to it: the server's stderr also lands in `tail`. */
   private readonly recorded: vscode.LogOutputChannel;
 
@@ -127,22 +131,25 @@ export class QualmClient implements vscode.Disposable {
     const scope = this.scope();
     const config = vscode.workspace.getConfiguration("qualm", scope);
     void this.settings.explainIgnored(); // an untrusted workspace's programs and files: said once
+    const engine = await this.engineState();
     const choice = await chooseInterpreter(
       await candidates({
         setting: this.settings.get<string>("python", "", scope),
+        engine: engine.kind === "ready" ? engine.python : undefined,
         pythonExtension: () => this.selectedInterpreter(),
         setupInterpreters: () => setupInterpreters(this.context.extensionPath),
       }),
       (p) => probeInterpreter(p),
     );
     if (!choice.chosen) {
-      const why = describeFailure(choice);
+      const why = describeFailure(choice, engine);
       this.log.error(why);
       this.setStatus({ state: "failed", message: why, model: null });
-      void this.explainFailure("qualm: no Python with qualm installed was found. " + why);
+      void this.explainFailure("qualm: no Python with qualm installed was found. " + why, engine);
       return;
     }
     const chosen = choice.chosen;
+    if (engine.kind === "outdated" || engine.kind === "broken") void this.offerEngineUpdate(engine);
     this.interpreter = chosen.path;
     this.log.info(`starting the server with ${chosen.path} (${chosen.source}, qualm ${chosen.version})`);
     await this.findTestsPython();
@@ -203,7 +210,7 @@ export class QualmClient implements vscode.Disposable {
         this.setStatus({ state: "starting", message: `restarting ${chosen.path} -m qualm serve after a crash`, model: null });
       } else if (e.newState === State.Running && this.recovering) {
         this.recovering = false;
-        void this.handshake(client, chosen.path, chosen.version).then((ok) => {
+        void this.handshake(client, chosen.path, chosen.version, chosen.source).then((ok) => {
           if (ok && this.status.state === "starting") this.setStatus({ state: "loading", message: "loading the model", model: null });
         });
       } else if (e.newState === State.Stopped && !this.recovering && this.status.state !== "crashed" && this.status.state !== "failed") {
@@ -230,13 +237,13 @@ export class QualmClient implements vscode.Disposable {
       void this.explainFailure(`qualm: the language server did not start (${why}).`);
       return;
     }
-    if (!(await this.handshake(client, chosen.path, chosen.version))) return;
+    if (!(await this.handshake(client, chosen.path, chosen.version, chosen.source))) return;
     if (this.status.state === "starting") this.setStatus({ state: "loading", message: "loading the model", model: null });
   }
 
   /** qualm/handshake: false (and the server stopped, the status failed, the user told) when the server
    * does not speak this extension's protocol. */
-  private async handshake(client: LanguageClient, interpreter: string, installedVersion: string): Promise<boolean> {
+  private async handshake(client: LanguageClient, interpreter: string, installedVersion: string, source: Source): Promise<boolean> {
     const clientVersion = String(this.context.extension.packageJSON.version ?? "unknown");
     const cancel = new vscode.CancellationTokenSource();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -257,7 +264,7 @@ export class QualmClient implements vscode.Disposable {
       cancel.dispose();
     }
     if (this.client !== client) return false; // stopped or restarted meanwhile
-    const outcome = judgeHandshake({ clientVersion, protocol: PROTOCOL_VERSION, interpreter, installedVersion, answer, error });
+    const outcome = judgeHandshake({ clientVersion, protocol: PROTOCOL_VERSION, interpreter, installedVersion, source, exact: source === "qualm engine", answer, error });
     if (outcome.kind === "compatible") {
       this.server = outcome.server;
       this.log.info(outcome.log);
@@ -364,7 +371,8 @@ export class QualmClient implements vscode.Disposable {
   }
 
   /** The interpreter selected in the Python extension for the server's scope (undefined without it). */
-  private async selectedInterpreter(): Promise<string | undefined> {
+  /** The interpreter selected in the Python extension for the server's scope, if any. */
+  async selectedInterpreter(): Promise<string | undefined> {
     return pythonExtensionInterpreter(await pythonExtensionApi((id) => vscode.extensions.getExtension(id)), this.scope());
   }
 
@@ -410,11 +418,41 @@ export class QualmClient implements vscode.Disposable {
     if (sub) this.disposables.push(sub);
   }
 
-  private async explainFailure(message: string): Promise<void> {
-    const choice = await vscode.window.showErrorMessage(message, "Open Setting", "Show Log", "Restart");
+  /** The engine in global storage against the one bundled in the .vsix (engine.ts). */
+  private async engineState(): Promise<EngineState> {
+    const bundled = this.bundled();
+    const python = venvPython(engineDir(this.context.globalStorageUri.fsPath));
+    const exists = bundled !== undefined && existsSync(python);
+    return judgeEngine(bundled, python, exists, exists ? await probeInterpreter(python) : undefined);
+  }
+
+  private bundled(): BundledEngine | undefined {
+    return bundledEngine(this.context.extensionPath);
+  }
+
+  /** The setup command's button, where it may run: a bundled engine, a trusted workspace. */
+  private setupButton(engine: EngineState): string | undefined {
+    if (engine.kind === "none" || !vscode.workspace.isTrusted) return undefined;
+    return engine.kind === "outdated" ? UPDATE_ENGINE : SET_UP_ENGINE;
+  }
+
+  private async explainFailure(message: string, engine?: EngineState): Promise<void> {
+    const setup = engine && this.setupButton(engine);
+    const choice = await vscode.window.showErrorMessage(message, ...(setup ? [setup] : []), "Open Setting", "Show Log", "Restart");
+    if (choice && choice === setup) await vscode.commands.executeCommand("qualm.setupEngine");
     if (choice === "Open Setting") await vscode.commands.executeCommand("workbench.action.openSettings", "qualm.python");
     if (choice === "Show Log") this.log.show(true);
     if (choice === "Restart") await this.restart();
+  }
+
+  /** Another qualm serves, but the engine is out of date or broken: said in the log, offered once. */
+  private async offerEngineUpdate(engine: EngineState): Promise<void> {
+    const why = engine.kind === "outdated" ? `qualm's engine has qualm ${engine.installed}, the extension bundles ${engine.bundled}` : engine.kind === "broken" ? `qualm's engine (${engine.python}) does not start: ${engine.detail}` : "";
+    if (!why || this.engineOffered) return;
+    this.engineOffered = true;
+    this.log.warn(`${why}; another Python with qualm serves meanwhile`);
+    const setup = this.setupButton(engine);
+    if (setup && (await vscode.window.showInformationMessage(`qualm: ${why}.`, setup)) === setup) await vscode.commands.executeCommand("qualm.setupEngine");
   }
 
   private async explainIncompatible(message: string): Promise<void> {
@@ -510,7 +548,20 @@ function withData(message: string, data: unknown): string {
   return `${message}\n${typeof data === "string" ? data : JSON.stringify(data)}`;
 }
 
-function describeFailure(choice: Choice): string {
+export const SET_UP_ENGINE = "Set Up qualm's Engine";
+export const UPDATE_ENGINE = "Update qualm's Engine";
+
+function describeFailure(choice: Choice, engine: EngineState): string {
   const tried = choice.tried.map((t) => `${t.candidate.path} (${t.candidate.source}): ${t.detail}`).join("; ");
-  return `Tried ${tried}. Run scripts/setup in a qualm checkout, or set qualm.python to a Python where qualm is installed.`;
+  const state =
+    engine.kind === "outdated"
+      ? ` qualm's engine has qualm ${engine.installed}, this extension bundles ${engine.bundled}: update it with "qualm: ${UPDATE_ENGINE}".`
+      : engine.kind === "broken"
+        ? ` qualm's engine (${engine.python}) does not start (${engine.detail}): set it up again with "qualm: ${SET_UP_ENGINE}".`
+        : "";
+  const fix =
+    engine.kind === "none"
+      ? "Run scripts/setup in a qualm checkout, or set qualm.python to a Python where qualm is installed."
+      : `Run "qualm: ${SET_UP_ENGINE}" (a Python environment with qualm, llama.cpp and the default model, made once), or set qualm.python to a Python where qualm is installed.`;
+  return `Tried ${tried || "nothing"}.${state} ${fix}`;
 }

@@ -3,6 +3,7 @@
 // It never computes a score itself.
 
 import * as vscode from "vscode";
+import { EngineSetup, SetupOptions } from "./engineSetup";
 import { ClientStatus, CommandInterceptor, QualmClient } from "./client";
 import { assessWithProgress, selectModel, serverCommandWithProgress, toggleHighlights } from "./commands";
 import { ACCEPT_COMMAND, InlineCompletions, StreamEvent } from "./completions";
@@ -53,6 +54,7 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
       ? assessWithProgress(qualm, args[0], typeof args[1] === "string" ? { function: args[1] } : {})
       : undefined;
   const qualm = new QualmClient(context, output, intercept, PREVIEW_ACTIONS);
+  const engine = new EngineSetup(context, output, () => qualm.selectedInterpreter(), () => qualm.restart());
   const completions = new InlineCompletions(qualm, settings);
   const rewrites = new Regenerations(qualm, (editor, marks) => highlights.paintRanges(editor, marks));
 
@@ -97,6 +99,7 @@ export function activate(context: vscode.ExtensionContext): QualmApi {
     vscode.commands.registerCommand("qualm.clearAll", () => serverCommandWithProgress(qualm, "qualm: clearing", "qualm.clear", [])),
     vscode.commands.registerCommand("qualm.toggleHighlights", toggleHighlights),
     vscode.commands.registerCommand("qualm.restartServer", () => qualm.restart()),
+    vscode.commands.registerCommand("qualm.setupEngine", (options?: SetupOptions) => engine.run(options)),
     vscode.commands.registerCommand("qualm.showLog", () => output.show(true)),
     vscode.commands.registerCommand("qualm.selectModel", selectModel),
     vscode.commands.registerCommand("qualm.showMenu", showMenu),

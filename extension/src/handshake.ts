@@ -32,6 +32,11 @@ export interface HandshakeInput {
   /** The interpreter that runs the server, and the qualm version it reported when probed. */
   interpreter: string;
   installedVersion: string;
+  /** Where the interpreter was found (python.ts's Source), for the log: which qualm the extension found. */
+  source?: string;
+  /** The bundled engine (engine.ts) must be the extension's own version exactly; a user's own qualm or
+   * a shared server must only speak a compatible protocol. */
+  exact?: boolean;
   /** The server's answer, when the request succeeded. */
   answer?: unknown;
   /** The request's error, when it failed. */
@@ -62,6 +67,12 @@ export function judgeHandshake(input: HandshakeInput): HandshakeOutcome {
     const why = a.message.trim() || `the server (qualm ${a.serverVersion}, protocol ${a.protocol}) does not work with the extension (${clientVersion}, protocol ${input.protocol})`;
     return { kind: "incompatible", message: why.startsWith("qualm:") ? why : `qualm: ${why}` };
   }
+  if (input.exact && a.serverVersion !== clientVersion) {
+    return {
+      kind: "incompatible",
+      message: `qualm: the engine runs qualm ${a.serverVersion}, but this extension bundles ${clientVersion}: run "qualm: Set Up qualm's Engine" to update it (llama.cpp is not built again)`,
+    };
+  }
   const server: ServerInfo = { version: a.serverVersion, protocol: a.protocol, languages: [...a.languages], ...(a.pid !== undefined ? { pid: a.pid } : {}) };
   const note = a.protocol === input.protocol ? "" : ` (the server speaks protocol ${a.protocol} and says it also serves ${input.protocol})`;
   const message = a.message.trim() ? `: ${a.message.trim()}` : "";
@@ -69,8 +80,15 @@ export function judgeHandshake(input: HandshakeInput): HandshakeOutcome {
   return {
     kind: "compatible",
     server,
-    log: `handshake: server qualm ${a.serverVersion}, protocol ${a.protocol}, languages ${a.languages.join(", ") || "none"}; extension ${clientVersion}, protocol ${input.protocol}${note}${message}${pid}`,
+    log: `handshake: server qualm ${a.serverVersion}, protocol ${a.protocol}, languages ${a.languages.join(", ") || "none"}; extension ${clientVersion}, protocol ${input.protocol}${note}${message}${pid}${found(input)}`,
   };
+}
+
+/** Which qualm the extension found, as the log says it. */
+function found(input: HandshakeInput): string {
+  if (!input.source) return "";
+  if (input.source === "qualm engine") return `; found: qualm's engine (bundled with the extension, ${input.interpreter})`;
+  return `; found: your own qualm (${input.source}: ${input.interpreter})`;
 }
 
 /** The answer as a HandshakeResult: `compatible` must be there; the other fields fall back to

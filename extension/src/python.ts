@@ -1,6 +1,8 @@
-// Which Python runs the language server. In order: the `qualm.python` setting; the interpreter
-// chosen in Microsoft's Python extension; the virtual environment qualm's scripts/setup made (it
-// writes its interpreter's path into qualm's cache folder); `python3` on PATH. The first that can
+// Which Python runs the language server. In order: the `qualm.python` setting; qualm's engine (the
+// environment that the "Set Up qualm's Engine" command made from the wheel in the .vsix: engine.ts),
+// when its qualm is the bundled version exactly; the interpreter chosen in Microsoft's Python
+// extension; the virtual environment qualm's scripts/setup made (it writes its interpreter's path
+// into qualm's cache folder); `python3` on PATH. The first that can
 // import qualm wins; an explicit setting is never silently replaced by another interpreter.
 // Everything that talks to the Python extension's API is here too. The module imports only types
 // from `vscode` (it is given what it needs), so the unit tests load it without VS Code.
@@ -11,7 +13,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Disposable, Event, Extension, Uri, WorkspaceFolder } from "vscode";
 
-export type Source = "qualm.python setting" | "Python extension" | "qualm setup" | "PATH";
+export type Source = "qualm.python setting" | "qualm engine" | "Python extension" | "qualm setup" | "PATH";
 
 export interface Candidate {
   path: string;
@@ -31,6 +33,8 @@ export interface Choice {
 
 export interface CandidateSources {
   setting: string;
+  /** The engine's Python when its qualm is the bundled version (engine.ts: judgeEngine "ready"). */
+  engine?: string;
   pythonExtension: () => Promise<string | undefined>;
   setupInterpreters: () => string[];
 }
@@ -39,6 +43,7 @@ export async function candidates(src: CandidateSources): Promise<Candidate[]> {
   const setting = src.setting.trim();
   if (setting) return [{ path: setting, source: "qualm.python setting" }];
   const out: Candidate[] = [];
+  if (src.engine) out.push({ path: src.engine, source: "qualm engine" });
   const fromExtension = await src.pythonExtension().catch(() => undefined);
   if (fromExtension) out.push({ path: fromExtension, source: "Python extension" });
   for (const p of src.setupInterpreters()) out.push({ path: p, source: "qualm setup" });

@@ -90,3 +90,18 @@ def test_the_model_step_links_a_prepared_cache_and_never_writes_there(monkeypatc
     assert linked.is_symlink() and linked.resolve() == model.resolve()
     assert ran == [[str(tmp_path / "env" / "bin" / "qualm"), "model", "fetch"]]
     assert sorted((p.name, p.stat().st_mtime_ns) for p in prepared.rglob("*")) == before
+
+
+def test_the_version_is_this_install_s_even_beside_another_qualm_egg_info(tmp_path: Path) -> None:
+    """A checkout's qualm.egg-info in the current folder must not answer for the installed qualm (the
+    engine's check once read 0.1.0 there for an engine of 0.1.1)."""
+    import subprocess
+    import sys
+
+    import qualm
+
+    (tmp_path / "qualm.egg-info").mkdir()
+    (tmp_path / "qualm.egg-info" / "PKG-INFO").write_text("Metadata-Version: 2.1\nName: qualm\nVersion: 9.9.9\n")
+    for args in (["-c", "import qualm; print(qualm.__version__)"], ["-c", "import runpy, sys; sys.path.insert(0, ''); import qualm; print(qualm.__version__)"]):
+        out = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=tmp_path)
+        assert out.stdout.strip() == qualm.__version__ != "9.9.9", out.stderr

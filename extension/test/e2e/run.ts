@@ -10,15 +10,22 @@
 // their own (fixtures/multiroot, the scripted backend: no model to load), `recovery`
 // (suite/recovery.test.ts: the server killed, in the editor suite's folder) and `restricted`
 // (suite/restricted.test.ts: workspace trust on, the folder untrusted, its settings naming a program
-// of its own, fixtures/restricted).
+// of its own, fixtures/restricted). Then `install` and `upgrade` (suite/install.test.ts), qualm as a
+// user installs it: dist/qualm.vsix installed into a VS Code with an empty HOME and cache, a bare
+// virtual environment's Python first on PATH, the setup command run, a completion and a hover; then a
+// newer .vsix (extension/package.mjs --version) installed over it and the engine upgraded in place.
+// Those two read the llama-cpp-python wheel and the model from the machine's qualm cache
+// (QUALM_PREPARED_CACHE), never writing there (checked), so that the compile is not paid twice:
+// scripts/setup on CI still compiles it.
 // Environment: QUALM_EDITOR_DIR (code-server install), QUALM_E2E_ARTIFACTS (default build/e2e; the
 // multiroot suite's under multiroot/), CHROMIUM (default /usr/bin/chromium), QUALM_E2E_TIMEOUT_S
 // (default 900, per suite), QUALM_E2E_GREP (run only the tests whose title matches this regular
-// expression, e.g. "fill-in-the-middle"), QUALM_E2E_SUITE (`editor`, `multiroot`, `recovery` or
-// `restricted`: that suite only).
+// expression, e.g. "fill-in-the-middle"), QUALM_E2E_SUITE (`editor`, `multiroot`, `recovery`,
+// `restricted`, `install` or `upgrade`, or several with commas: those suites only; `upgrade` alone
+// goes on from the last `install`).
 
 import { ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { writeWhole } from "./channel";
 import { scaled } from "./timing";
 import { untrustedSettings } from "./untrusted";
@@ -33,7 +40,7 @@ const editorDir = process.env.QUALM_EDITOR_DIR ?? join(qualmCacheDir(), "editor"
 const artifacts = resolve(process.env.QUALM_E2E_ARTIFACTS ?? join(repo, "build", "e2e"));
 const timeoutMs = scaled(Number(process.env.QUALM_E2E_TIMEOUT_S ?? 900) * 1000);
 const grep = process.env.QUALM_E2E_GREP;
-const SUITES = ["editor", "multiroot", "recovery", "restricted"] as const;
+const SUITES = ["editor", "multiroot", "recovery", "restricted", "install", "upgrade"] as const;
 type Suite = (typeof SUITES)[number];
 
 function log(msg: string): void {
@@ -177,8 +184,12 @@ function qualmOutput(scratch: string, dir: string): string {
   } catch {
     return "(no logs)";
   }
-  for (const p of found) copyFileSync(p, join(dir, "qualm-output.log"));
-  return found.map((p) => readFileSync(p, "utf8")).join("\n") || "(empty)";
+  // this window's log only: the install suites' two windows share one profile (and its logs folder),
+  // whose sessions are folders named by their start time
+  const sessions = found.map((p) => p.slice(join(scratch, "user-data", "logs").length + 1).split("/")[0]).sort();
+  const latest = found.filter((p) => p.includes(`/logs/${sessions[sessions.length - 1]}/`));
+  for (const p of latest) copyFileSync(p, join(dir, "qualm-output.log"));
+  return latest.map((p) => readFileSync(p, "utf8")).join("\n") || "(empty)";
 }
 
 /** Servers and browsers write into HOME, TMPDIR and XDG folders: keep them in the scratch folder. */
@@ -212,6 +223,96 @@ function installPackagedExtension(node: string, env: NodeJS.ProcessEnv, scratch:
   return ok;
 }
 
+// ---- the install suites: qualm from its .vsix in a clean home ----
+
+const INSTALL_SUITES: readonly Suite[] = ["install", "upgrade"];
+
+/** The install suites' environment: an empty home and cache, qualm's real cache only as the prepared
+ * one (read, never written), and a bare virtual environment's Python first on PATH. */
+function cleanHomeEnv(home: string, scratch: string): NodeJS.ProcessEnv {
+  const { QUALM_CACHE_DIR: _own, ...base } = env0(home, scratch);
+  return { ...base, XDG_CACHE_HOME: join(home, ".cache"), QUALM_PREPARED_CACHE: qualmCacheDir(), PATH: `${join(scratch, "bare", "bin")}:${process.env.PATH ?? ""}` };
+}
+
+/** A bare virtual environment whose python3 comes first on PATH: no Python there can import qualm. */
+function bareFirstOnPath(env: NodeJS.ProcessEnv, scratch: string): boolean {
+  const bare = join(scratch, "bare");
+  if (!existsSync(join(bare, "bin", "python3"))) spawnSync("python3", ["-m", "venv", bare], { encoding: "utf8" });
+  const found = spawnSync("python3", ["-c", "import sys, qualm; print(sys.executable, qualm.__file__)"], { env, encoding: "utf8" });
+  const which = spawnSync("sh", ["-c", "command -v python3"], { env, encoding: "utf8" }).stdout.trim();
+  const ok = found.status !== 0 && which === join(bare, "bin", "python3");
+  log(`  ${ok ? "✔" : "✘"} python3 on PATH is ${which} and cannot import qualm${ok ? "" : `: ${found.stdout}${found.stderr}`}`);
+  return ok;
+}
+
+/** What of the prepared cache the engine setup may read (the llama-cpp-python wheels, the models): names, sizes and times. */
+function preparedSnapshot(): string {
+  const root = qualmCacheDir();
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const p = join(dir, e.name);
+      if (e.isDirectory()) walk(p);
+      else {
+        const st = statSync(p);
+        out.push(`${p} ${st.size} ${st.mtimeMs}`);
+      }
+    }
+  };
+  walk(join(root, "wheels"));
+  walk(join(root, "models"));
+  return out.sort().join("\n");
+}
+
+/** A version above `v` (its last number plus one): the newer .vsix of the upgrade. */
+export function nextVersion(v: string): string {
+  const parts = v.split(".");
+  parts[parts.length - 1] = String(Number(parts[parts.length - 1]) + 1);
+  return parts.join(".");
+}
+
+/** Installs a .vsix into the suite's VS Code (its extensions folder) and checks it is listed at `version`. */
+function installVsix(node: string, env: NodeJS.ProcessEnv, scratch: string, vsix: string, version: string): boolean {
+  const cli = join(editorDir, "bin", "code-server");
+  const dirs = ["--user-data-dir", join(scratch, "user-data"), "--extensions-dir", join(scratch, "extensions")];
+  const install = spawnSync(node, [cli, ...dirs, "--install-extension", vsix, "--force"], { env, encoding: "utf8" });
+  const list = spawnSync(node, [cli, ...dirs, "--list-extensions", "--show-versions"], { env, encoding: "utf8" });
+  const ok = install.status === 0 && list.stdout.split("\n").includes(`qualm.qualm@${version}`);
+  log(`  ${ok ? "✔" : "✘"} installing ${basename(vsix)} into a clean home: ${ok ? `qualm.qualm@${version} listed` : install.stdout + install.stderr + list.stdout}`);
+  // the engine is bundled, the model never: the .vsix stays small (issue 57: under 5 MB)
+  const mb = statSync(vsix).size / 1e6;
+  const small = mb < 5;
+  log(`  ${small ? "✔" : "✘"} ${basename(vsix)} is ${mb.toFixed(2)} MB (at most 5 MB; no model inside)`);
+  return ok && small;
+}
+
+/** Before an install suite's window: the .vsix in (the packaged one, or a newer one made now). */
+function prepareInstall(suite: Suite, node: string, env: NodeJS.ProcessEnv, scratch: string): boolean {
+  const version = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).version as string;
+  if (suite === "install") {
+    rmSync(join(scratch, "extensions"), { recursive: true, force: true });
+    const vsix = join(repo, "dist", "qualm.vsix");
+    if (!existsSync(vsix)) {
+      log(`  ✘ ${vsix} is missing (npm run package)`);
+      return false;
+    }
+    return bareFirstOnPath(env, scratch) && installVsix(node, env, scratch, vsix, version);
+  }
+  if (!existsSync(join(scratch, "user-data", "User", "globalStorage", "qualm.qualm", "engine"))) {
+    log("  ✘ no engine from the install suite to upgrade: run QUALM_E2E_SUITE=install first (or both, in order)");
+    return false;
+  }
+  const next = nextVersion(version);
+  const vsix = join(scratch, `qualm-${next}.vsix`);
+  const made = spawnSync(process.execPath, [join(repo, "extension", "package.mjs"), "--version", next, "--out", vsix], { encoding: "utf8" });
+  if (made.status !== 0) {
+    log(`  ✘ packaging qualm ${next}: ${made.stdout.slice(-2000)}${made.stderr.slice(-2000)}`);
+    return false;
+  }
+  return bareFirstOnPath(env, scratch) && installVsix(node, env, scratch, vsix, next);
+}
+
 async function main(): Promise<number> {
   const node = join(editorDir, "node", "bin", "node");
   const serverMain = join(editorDir, "lib", "node_modules", "code-server", "lib", "vscode", "out", "server-main.js");
@@ -219,15 +320,18 @@ async function main(): Promise<number> {
     log(`no code-server in ${editorDir}: run scripts/setup-editor`);
     return 2;
   }
-  const only = process.env.QUALM_E2E_SUITE;
-  if (only && !(SUITES as readonly string[]).includes(only)) {
-    log(`QUALM_E2E_SUITE must be one of ${SUITES.join(", ")}, got ${only}`);
+  // QUALM_E2E_SUITE: one suite, or several separated by commas, run in the order of SUITES
+  const only = (process.env.QUALM_E2E_SUITE ?? "").split(",").map((x) => x.trim()).filter(Boolean);
+  const unknown = only.filter((x) => !(SUITES as readonly string[]).includes(x));
+  if (unknown.length) {
+    log(`QUALM_E2E_SUITE must name some of ${SUITES.join(", ")}, got ${unknown.join(", ")}`);
     return 2;
   }
-  rmSync(artifacts, { recursive: true, force: true });
+  // (`upgrade` alone goes on from the last `install`: its home and engine are kept)
+  if (only.join() !== "upgrade") rmSync(artifacts, { recursive: true, force: true });
   let failed = false;
   let passed = 0;
-  for (const suite of only ? [only as Suite] : SUITES) {
+  for (const suite of only.length ? SUITES.filter((x) => only.includes(x)) : SUITES) {
     log(`suite ${suite}`);
     const outcome = await runSuite(suite, node, serverMain);
     failed ||= outcome.failed;
@@ -284,10 +388,13 @@ function prepareWorkspace(suite: Suite, scratch: string): string {
 
 /** One suite in a VS Code window of its own: its outcome, with the checks of the qualm log. */
 async function runSuite(suite: Suite, node: string, serverMain: string): Promise<{ passed: number; failed: boolean }> {
-  const dir = suite === "editor" ? artifacts : join(artifacts, suite);
+  // (the two install suites share one home, one VS Code profile and one engine: two windows of one user)
+  const installing = INSTALL_SUITES.includes(suite);
+  const dir = suite === "editor" ? artifacts : join(artifacts, installing ? "install" : suite);
   const scratch = join(dir, "scratch");
   const home = join(scratch, "home");
-  const channel = join(dir, "channel");
+  const channel = join(dir, suite === "upgrade" ? "channel-upgrade" : "channel");
+  if (suite === "install") rmSync(scratch, { recursive: true, force: true });
   for (const d of [home, join(scratch, "tmp"), join(scratch, "run"), channel]) mkdirSync(d, { recursive: true });
   const open = prepareWorkspace(suite, scratch);
   // Machine-wide settings only take effect as user settings: a quiet, trusted, offline editor; for the
@@ -308,10 +415,13 @@ async function runSuite(suite: Suite, node: string, serverMain: string): Promise
   mkdirSync(join(scratch, "user-data", "User"), { recursive: true });
   writeFileSync(join(scratch, "user-data", "User", "settings.json"), JSON.stringify(user, null, 2));
 
-  const vsixOk = suite !== "editor" || installPackagedExtension(node, env0(home, scratch), scratch);
+  const baseEnv = installing ? cleanHomeEnv(home, scratch) : env0(home, scratch);
+  const prepared = installing ? preparedSnapshot() : "";
+  const vsixOk = installing ? prepareInstall(suite, node, baseEnv, scratch) : suite !== "editor" || installPackagedExtension(node, baseEnv, scratch);
+  if (!vsixOk && installing) return { passed: 0, failed: true };
 
   const port = await freePort();
-  const env = { ...env0(home, scratch), QUALM_E2E_CHANNEL: channel };
+  const env = { ...baseEnv, QUALM_E2E_CHANNEL: channel };
   log(`VS Code server (code-server ${CODE_SERVER_VERSION}) on port ${port}`);
   const server = spawn(
     node,
@@ -327,9 +437,10 @@ async function runSuite(suite: Suite, node: string, serverMain: string): Promise
     // The extension host runs in the VS Code server: its paths are vscode-remote URIs of that server.
     const remote = (path: string) => `vscode-remote://127.0.0.1:${port}${path}`;
     const payload = JSON.stringify([
-      ["extensionDevelopmentPath", remote(repo)],
+      // the install suites: qualm is the installed .vsix; a driver extension carries the suite
+      ["extensionDevelopmentPath", remote(installing ? join(repo, "extension", "test", "e2e", "fixtures", "driver") : repo)],
       ["extensionTestsPath", remote(join(repo, "extension", "out", "test", "e2e", "suite", "index.js"))],
-      ["extensionEnvironment", JSON.stringify({ QUALM_E2E_CHANNEL: channel, QUALM_E2E_SUITE: suite, ...(grep ? { QUALM_E2E_GREP: grep } : {}) })],
+      ["extensionEnvironment", JSON.stringify({ QUALM_E2E_CHANNEL: channel, QUALM_E2E_SUITE: suite, ...(grep ? { QUALM_E2E_GREP: grep } : {}), ...(installing ? { QUALM_PREPARED_CACHE: qualmCacheDir() } : {}) })],
     ]);
     const url = `http://127.0.0.1:${port}/?${open}&payload=${encodeURIComponent(payload)}`;
     browser = await chromium.launch({
@@ -383,12 +494,15 @@ async function runSuite(suite: Suite, node: string, serverMain: string): Promise
     // Restricted Mode: the program the untrusted folder names never ran, seen from outside the editor too.
     const noMarker = suite !== "restricted" || !existsSync(join(scratch, "workspace", "marker-written"));
     if (suite === "restricted") log(`  ${noMarker ? "✔" : "✘"} the untrusted folder's qualm.python never ran (no marker file)`);
+    // The prepared cache was only read.
+    const untouched = !installing || preparedSnapshot() === prepared;
+    if (installing) check(untouched, `the prepared cache (${qualmCacheDir()}: its wheels and models) is as it was`);
     log(`${suite}: ${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${dir}`);
     if (!outcome.passed.length && !outcome.failed.length) log(`${suite}: no test matched QUALM_E2E_GREP`);
     if (outcome.failed.length || !noMarker || (ran && (!handshake || !testsPython || !oneModel))) log("qualm output channel:\n" + output.slice(-6000));
     // Last, so that a log's tail (a CI summary) names every failure and its first line, not only the last ones.
     for (const t of outcome.failed) log(`failed: ${t.title}: ${t.error.split("\n")[0].slice(0, 400)}`);
-    return { passed: outcome.passed.length, failed: outcome.failed.length > 0 || !vsixOk || !noMarker || (ran && (!handshake || !testsPython || !oneModel)) };
+    return { passed: outcome.passed.length, failed: outcome.failed.length > 0 || !vsixOk || !noMarker || (ran && (!handshake || !testsPython || !oneModel || !untouched)) };
   } catch (err) {
     log(`error: ${err instanceof Error ? err.message : err}`);
     log("VS Code server output:\n" + serverLog.join("").slice(-6000));

@@ -77,4 +77,20 @@ suite("qualm in an untrusted workspace", () => {
     assert.ok(!tests.some((x) => /evil|marker/.test(x.message)), JSON.stringify(tests));
     assert.ok(!existsSync(marker), "the workspace's Python for the tests never ran");
   });
+
+  test("the engine setup does not run in Restricted Mode: it says so and installs nothing", async () => {
+    await vscode.commands.executeCommand("notifications.clearAll");
+    const ok = await vscode.commands.executeCommand<boolean>("qualm.setupEngine", { gpu: "cpu" });
+    assert.equal(ok, false);
+    await vscode.commands.executeCommand("notifications.showList");
+    // (this window's qualm is the checkout, with no bundled engine: without the trust check the
+    // command would say that instead)
+    const seen = await until("the Restricted Mode notification", async () => {
+      const n = await notifications();
+      return /the engine setup installs and compiles software, so it does not run in Restricted Mode/.test(n) ? n : undefined;
+    }, 20000);
+    assert.doesNotMatch(seen, /carries no engine/);
+    const log = await qualmLog();
+    assert.doesNotMatch(log, /engine setup: qualm/, "no step started");
+  });
 });
