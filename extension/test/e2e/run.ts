@@ -113,7 +113,8 @@ async function serve(page: Page, request: { action: string; name: string }, dir:
   if (request.action === "cancel-progress") {
     // The Cancel button of the progress notification, as a user would press it.
     // (in a toast or in the notification centre: the same notification item, the same button)
-    const item = page.locator(".notification-list-item", { hasText: "qualm: assessing" });
+    const { text } = request as unknown as { text?: string };
+    const item = page.locator(".notification-list-item", { hasText: text ?? "qualm: assessing" });
     await item.first().waitFor({ timeout: scaled(20000) });
     await item.first().hover();
     await item.first().getByRole("button", { name: "Cancel" }).first().click({ timeout: scaled(20000) });

@@ -11,7 +11,7 @@
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
-import { finishedAt, qualmLog, until } from "../helpers";
+import { askPage, finishedAt, qualmLog, until } from "../helpers";
 
 function hoverText(hovers: vscode.Hover[]): string {
   return hovers.flatMap((h) => h.contents.map((c) => (typeof c === "string" ? c : (c as vscode.MarkdownString).value))).join("\n");
@@ -51,6 +51,20 @@ suite("qualm installed from its .vsix in a clean home", () => {
       const failed = await until(() => `the status to fail (now ${JSON.stringify(api.status())})`, () => (api.status().state === "failed" ? api.status() : undefined), 60000);
       assert.match(failed.message, /no Python with qualm installed was found|Set Up qualm's Engine/);
       assert.match(failed.message, /qualm: Set Up qualm's Engine/);
+    });
+
+    test("Cancel in the setup's notification stops the step that runs; the setup says so", async () => {
+      const running = vscode.commands.executeCommand<boolean>("qualm.setupEngine", { gpu: "cpu" });
+      // cancelled while qualm's libraries install (the longest step when llama.cpp is not compiled)
+      await until("the qualm step to start", async () => /\[engine qualm\] \[engine\] \$ /.test(await qualmLog()) || undefined, 120000);
+      // Headless, VS Code keeps new toasts back; the notification centre lists it with the same button.
+      await vscode.commands.executeCommand("notifications.showList");
+      const clicked = await askPage<{ clicked?: boolean; error?: string }>("cancel-progress", { text: "qualm: setting up the engine" });
+      assert.ok(clicked.clicked, `Cancel was pressed: ${clicked.error ?? ""}`);
+      assert.equal(await running, false);
+      const log = await qualmLog();
+      assert.match(log, /engine setup cancelled at step (qualm|model|check)/);
+      assert.doesNotMatch(log, /engine setup: done/);
     });
 
     test("the setup command builds the engine from the .vsix and the server starts with it", async () => {
