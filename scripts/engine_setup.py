@@ -30,6 +30,7 @@ import platform
 import shutil
 import subprocess
 import sys
+import time
 import venv
 from pathlib import Path
 
@@ -148,7 +149,9 @@ def step_llama(env: Path, gpu: str, cuda_arch: str) -> None:
         say(f"compiling llama.cpp through llama-cpp-python {LLAMA_VERSION} (about 5 to 10 minutes on 2 cores)")
         say(f"CMAKE_ARGS={flags}")
         build_env = {**os.environ, "CMAKE_ARGS": flags, "CMAKE_BUILD_PARALLEL_LEVEL": str(os.cpu_count() or 1)}
+        started = time.monotonic()
         run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-cache-dir", "-w", str(partial), f"llama-cpp-python=={LLAMA_VERSION}"], env=build_env)
+        say(f"compiled llama-cpp-python in {time.monotonic() - started:.0f} s on {os.cpu_count()} cores; the wheel is kept in {target}")
         shutil.rmtree(target, ignore_errors=True)
         partial.rename(target)
         found = sorted(target.glob("llama_cpp_python-*.whl"))[0]

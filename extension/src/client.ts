@@ -456,7 +456,10 @@ export class QualmClient implements vscode.Disposable {
   }
 
   private async explainIncompatible(message: string): Promise<void> {
-    const choice = await vscode.window.showErrorMessage(message, "Show Log", "Open Setting");
+    // a qualm that does not match: the bundled engine is the way to one that does
+    const setup = this.setupButton(await this.engineState());
+    const choice = await vscode.window.showErrorMessage(message, ...(setup ? [setup] : []), "Show Log", "Open Setting");
+    if (choice && choice === setup) await vscode.commands.executeCommand("qualm.setupEngine");
     if (choice === "Show Log") this.log.show(true);
     if (choice === "Open Setting") await vscode.commands.executeCommand("workbench.action.openSettings", "qualm.python");
   }

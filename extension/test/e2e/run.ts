@@ -512,9 +512,13 @@ async function runSuite(suite: Suite, node: string, serverMain: string): Promise
   } finally {
     writeFileSync(join(dir, "vscode-server.log"), serverLog.join(""));
     await browser?.close().catch(() => undefined);
-    server.kill("SIGTERM");
-    await sleep(500);
-    if (server.exitCode === null) server.kill("SIGKILL");
+    // stopped: the exit awaited (a bound, scaled), then killed if it did not come
+    if (server.exitCode === null) {
+      const exited = new Promise<void>((r) => server.once("exit", () => r()));
+      server.kill("SIGTERM");
+      await Promise.race([exited, sleep(scaled(5000))]);
+      if (server.exitCode === null) server.kill("SIGKILL");
+    }
   }
 }
 
