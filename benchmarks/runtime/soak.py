@@ -70,6 +70,8 @@ class Sample:
     seconds: float
     keystrokes: int
     rss_mb: float
+    rss_anon_mb: float
+    rss_file_mb: float
     threads: int
     children: int
     temp_dirs: int
@@ -97,9 +99,14 @@ class Tally:
 # -- the server process, from /proc ---------------------------------------------------------------
 
 
-def proc_status(pid: int) -> tuple[float, int]:
+def proc_status(pid: int) -> tuple[float, float, float, int]:
+    """RSS in MB, split into anonymous memory (heap, buffers) and file pages (the memory-mapped model)."""
     fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
-    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["Threads"])
+
+    def mb(key: str) -> float:
+        return int(fields[key].split()[0]) / 1024
+
+    return mb("VmRSS"), mb("RssAnon"), mb("RssFile"), int(fields["Threads"])
 
 
 def descendants(pid: int) -> list[int]:
@@ -232,11 +239,11 @@ class Soak:
     async def sampler(self, pid: int) -> None:
         while True:
             try:
-                rss, threads = proc_status(pid)
+                rss, anon, file_pages, threads = proc_status(pid)
             except OSError:
                 return
             kids = descendants(pid)
-            self.samples.append(Sample(round(time.monotonic() - self.t0, 2), self.keystrokes, round(rss, 1), threads, len(kids), temp_dirs(self.tmp), self.assessing > 0))
+            self.samples.append(Sample(round(time.monotonic() - self.t0, 2), self.keystrokes, round(rss, 1), round(anon, 1), round(file_pages, 1), threads, len(kids), temp_dirs(self.tmp), self.assessing > 0))
             await asyncio.sleep(self.args.sample_s)
 
     async def type_line(self, f: OpenFile) -> None:
@@ -369,6 +376,7 @@ def summarize(soak: Soak, s: Session, workspace: Path, seconds: float, settled: 
     samples = soak.samples
     after = [x.rss_mb for x in samples if x.seconds >= 0.1 * seconds]
     base = after[0] if after else None
+    first = next((x for x in samples if x.seconds >= 0.1 * seconds), None)
     on_disk = {f.uri: f.path.read_text() == f.text for f in [*soak.files.values(), *soak.closed]}
     log_errors = [m for m in s.messages if "Traceback" in m or m.lower().startswith(("error", "qualm: error"))]
     stderr = b"".join(s.stderr).decode(errors="replace")
@@ -381,6 +389,8 @@ def summarize(soak: Soak, s: Session, workspace: Path, seconds: float, settled: 
         "latency_ms": {k: {"n": len(v), "p50": pct(v, 0.5), "p95": pct(v, 0.95), "p99": pct(v, 0.99)} for k, v in soak.tally.latencies.items()},
         "rss_mb": {"start": samples[0].rss_mb if samples else None, "at_10_percent": base, "end": samples[-1].rss_mb if samples else None, "max": max((x.rss_mb for x in samples), default=None)},
         "rss_growth_after_10_percent": round(after[-1] / base - 1, 4) if base else None,
+        # Which part grows: the heap and buffers, or pages of the memory-mapped model read for the first time.
+        "rss_split_mb": {part: {"at_10_percent": getattr(first, part), "end": getattr(samples[-1], part)} for part in ("rss_anon_mb", "rss_file_mb")} if first else None,
         "threads": {"start": samples[0].threads if samples else None, "end": samples[-1].threads if samples else None, "max": max((x.threads for x in samples), default=None)},
         "children_at_end": samples[-1].children if samples else None,
         "temp_dirs_at_end": samples[-1].temp_dirs if samples else None,
@@ -411,6 +421,7 @@ def write(out: Path, soak: Soak, summary: dict) -> None:
         "| target | measured | met |",
         "|---|---|---|",
         f"| RSS after the first 10 % grows < 5 % | {growth:+.1%} ({summary['rss_mb']['at_10_percent']} → {summary['rss_mb']['end']} MB) | {growth is not None and growth < 0.05} |" if growth is not None else "| RSS | no samples | False |",
+        *([f"| (of which anonymous / file pages) | {split['rss_anon_mb']['at_10_percent']} → {split['rss_anon_mb']['end']} MB / {split['rss_file_mb']['at_10_percent']} → {split['rss_file_mb']['end']} MB | |"] if (split := summary["rss_split_mb"]) else []),
         f"| no sandbox process or temp folder outlives its request | {summary['children_at_end']} processes, {summary['temp_dirs_at_end']} folders at the end | {summary['children_at_end'] == 0 and summary['temp_dirs_at_end'] == 0} |",
         f"| hover p95 ≤ 100 ms while an assessment runs | {hover} ms | {hover is not None and hover <= 100} |",
         f"| every request answered exactly once | {summary['unanswered_requests']} unanswered, {summary['responses_to_unknown_ids']} answers to no waiting request | {summary['every_request_settled'] and summary['unanswered_requests'] == 0 and summary['responses_to_unknown_ids'] == 0} |",
@@ -435,8 +446,12 @@ def plot(out: Path, soak: Soak) -> None:
     import matplotlib.pyplot as plt
 
     fig, (a, b) = plt.subplots(2, 1, figsize=(9, 6), sharex=True)
-    a.plot([x.seconds / 60 for x in soak.samples], [x.rss_mb for x in soak.samples])
-    a.set_ylabel("server RSS (MB)")
+    minutes = [x.seconds / 60 for x in soak.samples]
+    a.plot(minutes, [x.rss_mb for x in soak.samples], label="RSS")
+    a.plot(minutes, [x.rss_anon_mb for x in soak.samples], label="anonymous (heap, buffers)")
+    a.plot(minutes, [x.rss_file_mb for x in soak.samples], label="file pages (the mapped model)")
+    a.set_ylabel("server memory (MB)")
+    a.legend(fontsize=7)
     for kind, xs in sorted(soak.tally.latencies.items()):
         if kind.startswith(("completion", "hover")) and xs:
             b.plot([w / 60 for w in soak.tally.when[kind]], [x * 1000 for x in xs], ".", markersize=2, label=kind)
