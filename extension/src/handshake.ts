@@ -80,7 +80,7 @@ export function judgeHandshake(input: HandshakeInput): HandshakeOutcome {
   return {
     kind: "compatible",
     server,
-    log: `handshake: server qualm ${a.serverVersion}, protocol ${a.protocol}, languages ${a.languages.join(", ") || "none"}; extension ${clientVersion}, protocol ${input.protocol}${note}${message}${pid}${found(input)}`,
+    log: `handshake: server qualm ${a.serverVersion}, protocol ${a.protocol}, languages ${a.languages.join(", ") || "none"}; extension ${clientVersion}, protocol ${input.protocol}${note}${message}${found(input)}${pid}`,
   };
 }
 

@@ -91,7 +91,11 @@ suite("qualm installed from its .vsix in a clean home", () => {
       const finished = finishedAt(api, doc, at, 180000);
       await vscode.commands.executeCommand("editor.action.inlineSuggest.trigger");
       const done = await finished;
-      assert.ok(done.stream.result?.text, `a completion: ${done.stream.error ?? "empty"}`);
+      const text = done.stream.result?.text ?? "";
+      assert.ok(text, `a completion: ${done.stream.error ?? "empty"}`);
+      // accepted once it is on the page, as a user accepts what they see
+      const firstLine = (text.split("\n").find((l) => l.trim()) ?? "").replace(/\s+/g, "");
+      await until(`the ghost text ${JSON.stringify(text)} on the page`, async () => (await askPage<string>("ghost")).replace(/\s+/g, "").includes(firstLine) || undefined, 20000);
       const before = doc.getText();
       await vscode.commands.executeCommand("editor.action.inlineSuggest.commit");
       await until("the completion in the document", () => doc.getText().length > before.length || undefined, 10000);
