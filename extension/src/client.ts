@@ -20,8 +20,8 @@ import { CrashHistory, LogTail, SHOWN_LINES, crashMessage, crashStatus, exitFrom
 import { ServerInfo, judgeHandshake } from "./handshake";
 import { documentSelector, readLanguages } from "./languages";
 import { HandshakeRequest, MARKS, MarksParams, PROTOCOL_VERSION, STATUS, StatusParams } from "./protocol";
-import { BundledEngine, EngineState, bundledEngine, engineDir, judgeEngine, venvPython } from "./engine";
-import { Choice, Source, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, testsInterpreter, watchPythonInterpreter } from "./python";
+import { EngineState, bundledEngine, engineDir, engineProblem, judgeEngine, venvPython } from "./engine";
+import { Choice, ProbeResult, Source, candidates, chooseInterpreter, probeInterpreter, pythonExtensionApi, pythonExtensionInterpreter, setupInterpreters, testsInterpreter, watchPythonInterpreter } from "./python";
 import { SettingsReader } from "./restricted";
 import { EditorDefaults, RESTART_SETTINGS, SERVER_SECTIONS, answerConfiguration, serverSettings } from "./settings";
 
@@ -131,7 +131,13 @@ export class QualmClient implements vscode.Disposable {
     const scope = this.scope();
     const config = vscode.workspace.getConfiguration("qualm", scope);
     void this.settings.explainIgnored(); // an untrusted workspace's programs and files: said once
-    const engine = await this.engineState();
+    // each interpreter probed once: the engine's probe also serves as its candidate's
+    const probes = new Map<string, Promise<ProbeResult>>();
+    const probe = (path: string): Promise<ProbeResult> => {
+      if (!probes.has(path)) probes.set(path, probeInterpreter(path));
+      return probes.get(path)!;
+    };
+    const engine = await this.engineState(probe);
     const choice = await chooseInterpreter(
       await candidates({
         setting: this.settings.get<string>("python", "", scope),
@@ -139,7 +145,7 @@ export class QualmClient implements vscode.Disposable {
         pythonExtension: () => this.selectedInterpreter(),
         setupInterpreters: () => setupInterpreters(this.context.extensionPath),
       }),
-      (p) => probeInterpreter(p),
+      probe,
     );
     if (!choice.chosen) {
       const why = describeFailure(choice, engine);
@@ -149,7 +155,7 @@ export class QualmClient implements vscode.Disposable {
       return;
     }
     const chosen = choice.chosen;
-    if (engine.kind === "outdated" || engine.kind === "broken") void this.offerEngineUpdate(engine);
+    void this.offerEngineUpdate(engine); // (only when it is out of date or broken)
     this.interpreter = chosen.path;
     this.log.info(`starting the server with ${chosen.path} (${chosen.source}, qualm ${chosen.version})`);
     await this.findTestsPython();
@@ -371,7 +377,6 @@ export class QualmClient implements vscode.Disposable {
   }
 
   /** The interpreter selected in the Python extension for the server's scope (undefined without it). */
-  /** The interpreter selected in the Python extension for the server's scope, if any. */
   async selectedInterpreter(): Promise<string | undefined> {
     return pythonExtensionInterpreter(await pythonExtensionApi((id) => vscode.extensions.getExtension(id)), this.scope());
   }
@@ -419,15 +424,11 @@ export class QualmClient implements vscode.Disposable {
   }
 
   /** The engine in global storage against the one bundled in the .vsix (engine.ts). */
-  private async engineState(): Promise<EngineState> {
-    const bundled = this.bundled();
+  private async engineState(probe: (path: string) => Promise<ProbeResult> = probeInterpreter): Promise<EngineState> {
+    const bundled = bundledEngine(this.context.extensionPath);
     const python = venvPython(engineDir(this.context.globalStorageUri.fsPath));
     const exists = bundled !== undefined && existsSync(python);
-    return judgeEngine(bundled, python, exists, exists ? await probeInterpreter(python) : undefined);
-  }
-
-  private bundled(): BundledEngine | undefined {
-    return bundledEngine(this.context.extensionPath);
+    return judgeEngine(bundled, python, exists, exists ? await probe(python) : undefined);
   }
 
   /** The setup command's button, where it may run: a bundled engine, a trusted workspace. */
@@ -447,7 +448,7 @@ export class QualmClient implements vscode.Disposable {
 
   /** Another qualm serves, but the engine is out of date or broken: said in the log, offered once. */
   private async offerEngineUpdate(engine: EngineState): Promise<void> {
-    const why = engine.kind === "outdated" ? `qualm's engine has qualm ${engine.installed}, the extension bundles ${engine.bundled}` : engine.kind === "broken" ? `qualm's engine (${engine.python}) does not start: ${engine.detail}` : "";
+    const why = engineProblem(engine);
     if (!why || this.engineOffered) return;
     this.engineOffered = true;
     this.log.warn(`${why}; another Python with qualm serves meanwhile`);
@@ -556,12 +557,8 @@ export const UPDATE_ENGINE = "Update qualm's Engine";
 
 function describeFailure(choice: Choice, engine: EngineState): string {
   const tried = choice.tried.map((t) => `${t.candidate.path} (${t.candidate.source}): ${t.detail}`).join("; ");
-  const state =
-    engine.kind === "outdated"
-      ? ` qualm's engine has qualm ${engine.installed}, this extension bundles ${engine.bundled}: update it with "qualm: ${UPDATE_ENGINE}".`
-      : engine.kind === "broken"
-        ? ` qualm's engine (${engine.python}) does not start (${engine.detail}): set it up again with "qualm: ${SET_UP_ENGINE}".`
-        : "";
+  const problem = engineProblem(engine);
+  const state = problem ? ` ${problem}: ${engine.kind === "outdated" ? `update it with "qualm: ${UPDATE_ENGINE}"` : `set it up again with "qualm: ${SET_UP_ENGINE}"`}.` : "";
   const fix =
     engine.kind === "none"
       ? "Run scripts/setup in a qualm checkout, or set qualm.python to a Python where qualm is installed."

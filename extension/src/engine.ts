@@ -112,6 +112,13 @@ export type EngineState =
   | { kind: "outdated"; python: string; installed: string; bundled: string }
   | { kind: "broken"; python: string; detail: string };
 
+/** What is wrong with the engine, in words (the log, the notifications); undefined when nothing is. */
+export function engineProblem(engine: EngineState): string | undefined {
+  if (engine.kind === "outdated") return `qualm's engine has qualm ${engine.installed}, this extension bundles ${engine.bundled}`;
+  if (engine.kind === "broken") return `qualm's engine (${engine.python}) does not start: ${engine.detail}`;
+  return undefined;
+}
+
 /** The engine's state from probing its Python (`import qualm`): the bundled engine must match exactly. */
 export function judgeEngine(bundled: BundledEngine | undefined, python: string, exists: boolean, probe: { ok: boolean; detail: string } | undefined): EngineState {
   if (!bundled) return { kind: "none" };

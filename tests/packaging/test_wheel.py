@@ -27,7 +27,7 @@ VERSION = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text
 pytestmark = pytest.mark.model
 
 
-def clean_env(home: Path) -> dict[str, str]:
+def clean_env() -> dict[str, str]:
     """No PYTHONPATH or virtual environment of the tests: only what the new environment installs."""
     env = {k: v for k, v in os.environ.items() if k not in {"PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME"}}
     return {**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
@@ -71,13 +71,13 @@ def engine(dist: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> P
         [python, script, "check", "--venv", env_dir, "--version", VERSION],
     ]
     for cmd in steps:
-        proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, cwd=home, env=clean_env(home))
+        proc = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, cwd=home, env=clean_env())
         assert proc.returncode == 0, f"{cmd[2]}: " + (proc.stdout[-3000:] + proc.stderr[-3000:])
     return env_dir
 
 
 def test_installed_qualm_is_the_wheel_not_the_clone(engine: Path) -> None:
-    out = subprocess.run([str(engine / "bin" / "python"), "-c", "import qualm, qualm_sandbox; print(qualm.__version__); print(qualm.__file__); print(qualm_sandbox.__file__)"], capture_output=True, text=True, cwd=engine.parent, env=clean_env(engine.parent))
+    out = subprocess.run([str(engine / "bin" / "python"), "-c", "import qualm, qualm_sandbox; print(qualm.__version__); print(qualm.__file__); print(qualm_sandbox.__file__)"], capture_output=True, text=True, cwd=engine.parent, env=clean_env())
     assert out.returncode == 0, out.stderr
     version, *files = out.stdout.split()
     assert version == VERSION
@@ -88,7 +88,7 @@ def test_installed_qualm_is_the_wheel_not_the_clone(engine: Path) -> None:
 def test_installed_qualm_generates_with_highlights(engine: Path) -> None:
     stub = engine.parent / "stub.py"
     stub.write_text((ROOT / "examples" / "stub.py").read_text())
-    proc = subprocess.run([str(engine / "bin" / "qualm"), "generate", str(stub), "--max-tokens", "48", "--json"], capture_output=True, text=True, cwd=engine.parent, env=clean_env(engine.parent))
+    proc = subprocess.run([str(engine / "bin" / "qualm"), "generate", str(stub), "--max-tokens", "48", "--json"], capture_output=True, text=True, cwd=engine.parent, env=clean_env())
     assert proc.returncode == 0, proc.stderr[-3000:]
     out = json.loads(proc.stdout)
     tokens = out["trace"]["tokens"]

@@ -63,6 +63,10 @@ def test_cache_folder_as_the_server_computes_it(monkeypatch: pytest.MonkeyPatch,
     assert m.cache_dir() == cache_dir() == tmp_path / "qualm"
     monkeypatch.setenv("QUALM_CACHE_DIR", str(tmp_path / "elsewhere"))
     assert m.cache_dir() == cache_dir() == tmp_path / "elsewhere"
+    # and the model's file is where qualm model fetch puts it
+    from qualm.model.files import default_model_path
+
+    assert m.cache_dir() / "models" / m.DEFAULT_MODEL_FILE == default_model_path()
 
 
 def test_a_failed_step_says_why_and_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -207,21 +207,29 @@ function env0(home: string, scratch: string): NodeJS.ProcessEnv {
   };
 }
 
-/** The .vsix that scripts/setup packaged installs into this VS Code and is listed with its version. */
-function installPackagedExtension(node: string, env: NodeJS.ProcessEnv, scratch: string): boolean {
-  const vsix = join(repo, "dist", "qualm.vsix");
-  const version = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).version as string;
+/** This checkout's version (package.json; pyproject.toml names the same one). */
+const packageVersion = (): string => JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).version as string;
+
+/** Installs a .vsix into a VS Code profile (its user data and extensions folders) and checks it is
+ * listed at `version`; `where` names the profile in the log. */
+function installVsix(node: string, env: NodeJS.ProcessEnv, profile: { userData: string; extensions: string }, vsix: string, version: string, where: string): boolean {
   if (!existsSync(vsix)) {
-    log(`  ✘ installing the packaged extension: ${vsix} is missing (npm run package)`);
+    log(`  ✘ installing ${vsix}: it is missing (npm run package)`);
     return false;
   }
   const cli = join(editorDir, "bin", "code-server");
-  const dirs = ["--user-data-dir", join(scratch, "vsix-user-data"), "--extensions-dir", join(scratch, "vsix-extensions")];
-  const install = spawnSync(node, [cli, ...dirs, "--install-extension", vsix], { env, encoding: "utf8" });
+  const dirs = ["--user-data-dir", profile.userData, "--extensions-dir", profile.extensions];
+  const install = spawnSync(node, [cli, ...dirs, "--install-extension", vsix, "--force"], { env, encoding: "utf8" });
   const list = spawnSync(node, [cli, ...dirs, "--list-extensions", "--show-versions"], { env, encoding: "utf8" });
   const ok = install.status === 0 && list.stdout.split("\n").includes(`qualm.qualm@${version}`);
-  log(`  ${ok ? "✔" : "✘"} installing dist/qualm.vsix into code-server: ${ok ? `qualm.qualm@${version} listed` : install.stdout + install.stderr + list.stdout}`);
+  log(`  ${ok ? "✔" : "✘"} installing ${basename(vsix)} into ${where}: ${ok ? `qualm.qualm@${version} listed` : install.stdout + install.stderr + list.stdout}`);
   return ok;
+}
+
+/** The .vsix that scripts/setup packaged installs into this VS Code and is listed with its version. */
+function installPackagedExtension(node: string, env: NodeJS.ProcessEnv, scratch: string): boolean {
+  const profile = { userData: join(scratch, "vsix-user-data"), extensions: join(scratch, "vsix-extensions") };
+  return installVsix(node, env, profile, join(repo, "dist", "qualm.vsix"), packageVersion(), "code-server");
 }
 
 // ---- the install suites: qualm from its .vsix in a clean home ----
@@ -273,32 +281,23 @@ export function nextVersion(v: string): string {
   return parts.join(".");
 }
 
-/** Installs a .vsix into the suite's VS Code (its extensions folder) and checks it is listed at `version`. */
-function installVsix(node: string, env: NodeJS.ProcessEnv, scratch: string, vsix: string, version: string): boolean {
-  const cli = join(editorDir, "bin", "code-server");
-  const dirs = ["--user-data-dir", join(scratch, "user-data"), "--extensions-dir", join(scratch, "extensions")];
-  const install = spawnSync(node, [cli, ...dirs, "--install-extension", vsix, "--force"], { env, encoding: "utf8" });
-  const list = spawnSync(node, [cli, ...dirs, "--list-extensions", "--show-versions"], { env, encoding: "utf8" });
-  const ok = install.status === 0 && list.stdout.split("\n").includes(`qualm.qualm@${version}`);
-  log(`  ${ok ? "✔" : "✘"} installing ${basename(vsix)} into a clean home: ${ok ? `qualm.qualm@${version} listed` : install.stdout + install.stderr + list.stdout}`);
-  // the engine is bundled, the model never: the .vsix stays small (issue 57: under 5 MB)
+/** Installs a .vsix into the install suites' profile, and checks it stays small: the engine is bundled,
+ * the model never (issue 57: under 5 MB). */
+function installIntoCleanHome(node: string, env: NodeJS.ProcessEnv, scratch: string, vsix: string, version: string): boolean {
+  const profile = { userData: join(scratch, "user-data"), extensions: join(scratch, "extensions") };
+  if (!installVsix(node, env, profile, vsix, version, "a clean home")) return false;
   const mb = statSync(vsix).size / 1e6;
   const small = mb < 5;
   log(`  ${small ? "✔" : "✘"} ${basename(vsix)} is ${mb.toFixed(2)} MB (at most 5 MB; no model inside)`);
-  return ok && small;
+  return small;
 }
 
 /** Before an install suite's window: the .vsix in (the packaged one, or a newer one made now). */
 function prepareInstall(suite: Suite, node: string, env: NodeJS.ProcessEnv, scratch: string): boolean {
-  const version = JSON.parse(readFileSync(join(repo, "package.json"), "utf8")).version as string;
+  const version = packageVersion();
   if (suite === "install") {
     rmSync(join(scratch, "extensions"), { recursive: true, force: true });
-    const vsix = join(repo, "dist", "qualm.vsix");
-    if (!existsSync(vsix)) {
-      log(`  ✘ ${vsix} is missing (npm run package)`);
-      return false;
-    }
-    return bareFirstOnPath(env, scratch) && installVsix(node, env, scratch, vsix, version);
+    return bareFirstOnPath(env, scratch) && installIntoCleanHome(node, env, scratch, join(repo, "dist", "qualm.vsix"), version);
   }
   if (!existsSync(join(scratch, "user-data", "User", "globalStorage", "qualm.qualm", "engine"))) {
     log("  ✘ no engine from the install suite to upgrade: run QUALM_E2E_SUITE=install first (or both, in order)");
@@ -311,7 +310,7 @@ function prepareInstall(suite: Suite, node: string, env: NodeJS.ProcessEnv, scra
     log(`  ✘ packaging qualm ${next}: ${made.stdout.slice(-2000)}${made.stderr.slice(-2000)}`);
     return false;
   }
-  return bareFirstOnPath(env, scratch) && installVsix(node, env, scratch, vsix, next);
+  return bareFirstOnPath(env, scratch) && installIntoCleanHome(node, env, scratch, vsix, next);
 }
 
 async function main(): Promise<number> {
@@ -500,10 +499,11 @@ async function runSuite(suite: Suite, node: string, serverMain: string): Promise
     if (installing) check(untouched, `the prepared cache (${qualmCacheDir()}: its wheels and models) is as it was`);
     log(`${suite}: ${outcome.passed.length} passing, ${outcome.failed.length} failing; artifacts in ${dir}`);
     if (!outcome.passed.length && !outcome.failed.length) log(`${suite}: no test matched QUALM_E2E_GREP`);
-    if (outcome.failed.length || !noMarker || (ran && (!handshake || !testsPython || !oneModel))) log("qualm output channel:\n" + output.slice(-6000));
+    const checksFailed = !noMarker || (ran && (!handshake || !testsPython || !oneModel || !untouched));
+    if (outcome.failed.length || checksFailed) log("qualm output channel:\n" + output.slice(-6000));
     // Last, so that a log's tail (a CI summary) names every failure and its first line, not only the last ones.
     for (const t of outcome.failed) log(`failed: ${t.title}: ${t.error.split("\n")[0].slice(0, 400)}`);
-    return { passed: outcome.passed.length, failed: outcome.failed.length > 0 || !vsixOk || !noMarker || (ran && (!handshake || !testsPython || !oneModel || !untouched)) };
+    return { passed: outcome.passed.length, failed: outcome.failed.length > 0 || !vsixOk || checksFailed };
   } catch (err) {
     log(`error: ${err instanceof Error ? err.message : err}`);
     log("VS Code server output:\n" + serverLog.join("").slice(-6000));

@@ -6,7 +6,7 @@ import * as assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { basePythonCandidates, bundledEngine, engineDir, judgeEngine, lastLines, newEnough, setupSteps, stepFailure, venvPython } from "../../src/engine";
+import { basePythonCandidates, bundledEngine, engineDir, engineProblem, judgeEngine, lastLines, newEnough, setupSteps, stepFailure, venvPython } from "../../src/engine";
 import { judgeHandshake } from "../../src/handshake";
 import { candidates } from "../../src/python";
 
@@ -88,6 +88,11 @@ suite("the bundled engine", () => {
     assert.deepEqual(judgeEngine(bundled, "/e/bin/python", true, { ok: true, detail: "0.2.0" }), { kind: "ready", python: "/e/bin/python" });
     assert.deepEqual(judgeEngine(bundled, "/e/bin/python", true, { ok: true, detail: "0.1.0" }), { kind: "outdated", python: "/e/bin/python", installed: "0.1.0", bundled: "0.2.0" });
     assert.deepEqual(judgeEngine(bundled, "/e/bin/python", true, { ok: false, detail: "No module named 'qualm'" }), { kind: "broken", python: "/e/bin/python", detail: "No module named 'qualm'" });
+    // what the log and the notifications say of it
+    assert.equal(engineProblem({ kind: "outdated", python: "/e/bin/python", installed: "0.1.0", bundled: "0.2.0" }), "qualm's engine has qualm 0.1.0, this extension bundles 0.2.0");
+    assert.equal(engineProblem({ kind: "broken", python: "/e/bin/python", detail: "No module named 'qualm'" }), "qualm's engine (/e/bin/python) does not start: No module named 'qualm'");
+    for (const kind of ["none", "absent"] as const) assert.equal(engineProblem({ kind }), undefined);
+    assert.equal(engineProblem({ kind: "ready", python: "/e/bin/python" }), undefined);
   });
 
   test("a ready engine is the first interpreter after an explicit qualm.python", async () => {

@@ -10,6 +10,7 @@
 
 import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
+import type { ClientStatus } from "../../../src/client";
 import type { QualmApi } from "../../../src/extension";
 import { askPage, finishedAt, qualmLog, until } from "../helpers";
 
@@ -24,6 +25,18 @@ async function qualm(): Promise<QualmApi> {
   assert.ok(ext, "the installed qualm extension is there");
   assert.ok(!ext.extensionPath.includes("/extension/test/"), `qualm runs from its installed folder: ${ext.extensionPath}`);
   return ext.activate();
+}
+
+/** The workspace's stub.py, opened and shown (opening a Python file starts qualm). */
+async function openStub(): Promise<{ doc: vscode.TextDocument; editor: vscode.TextEditor }> {
+  const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, "stub.py"));
+  return { doc, editor: await vscode.window.showTextDocument(doc) };
+}
+
+/** The status once qualm, started by opening a file, has found no usable engine. */
+async function failedOnOpening(api: QualmApi): Promise<ClientStatus> {
+  await openStub();
+  return until(() => `the status to fail (now ${JSON.stringify(api.status())})`, () => (api.status().state === "failed" ? api.status() : undefined), 60000);
 }
 
 /** Runs the setup command (the palette's "qualm: Set Up qualm's Engine"), CPU build: no question asked. */
@@ -45,10 +58,7 @@ suite("qualm installed from its .vsix in a clean home", () => {
 
   if (kind === "install") {
     test("with no engine yet, the extension says so and names the setup command", async () => {
-      const api = await qualm();
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, "stub.py"));
-      await vscode.window.showTextDocument(doc);
-      const failed = await until(() => `the status to fail (now ${JSON.stringify(api.status())})`, () => (api.status().state === "failed" ? api.status() : undefined), 60000);
+      const failed = await failedOnOpening(await qualm());
       assert.match(failed.message, /no Python with qualm installed was found|Set Up qualm's Engine/);
       assert.match(failed.message, /qualm: Set Up qualm's Engine/);
     });
@@ -82,8 +92,7 @@ suite("qualm installed from its .vsix in a clean home", () => {
 
     test("a completion streams with highlights, and a hover explains a token", async () => {
       const api = await qualm();
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, "stub.py"));
-      const editor = await vscode.window.showTextDocument(doc);
+      const { doc, editor } = await openStub();
       const bodyLine = doc.getText().split("\n").findIndex((l) => l.trim() === '"""') + 1;
       await editor.edit((e) => e.insert(new vscode.Position(bodyLine, 0), "    "));
       const at = new vscode.Position(bodyLine, 4);
@@ -110,10 +119,7 @@ suite("qualm installed from its .vsix in a clean home", () => {
 
   if (kind === "upgrade") {
     test("a newer .vsix finds the engine out of date and says so", async () => {
-      const api = await qualm();
-      const doc = await vscode.workspace.openTextDocument(vscode.Uri.joinPath(vscode.workspace.workspaceFolders![0].uri, "stub.py"));
-      await vscode.window.showTextDocument(doc);
-      const failed = await until(() => `the status to fail (now ${JSON.stringify(api.status())})`, () => (api.status().state === "failed" ? api.status() : undefined), 60000);
+      const failed = await failedOnOpening(await qualm());
       assert.match(failed.message, new RegExp(`bundles ${engineVersion().replace(/\./g, "\\.")}`));
       assert.match(failed.message, /Update qualm's Engine/);
     });
