@@ -132,6 +132,7 @@ def live(backend, task: dict, settings: Settings) -> dict:
         "text": c.text,
         "end_rule": c.end_rule,
         "attempts": c.attempts,
+        "second_choice": c.second_choice,
         "stop_reason": c.stop_reason,
         "seconds": round(c.seconds, 3),
         "first_token_seconds": c.first_token_seconds,
@@ -283,6 +284,7 @@ def realcode_score(task: dict, c: dict) -> dict:
         "edit_similarity": realcode_metrics.edit_similarity(completion, task["truth"]),
         "parses": realcode_metrics.text_parses(accepted_document(task, c), task["language"]),
         "runs_on": realcode_metrics.runs_on(task["document"], task["cursor"], completion, task["truth"]),
+        "runs_on_closers_placed": realcode_metrics.runs_on(task["document"], task["cursor"], completion, task["truth"], closers_placed=True),
         "empty": realcode_metrics.empty(c["text"]),
     }
 
@@ -376,7 +378,7 @@ def report(args: argparse.Namespace) -> None:
         for name, c in derived.items():
             shape = {"tokens": sum(1 for t in c["tokens"] if t[0].strip()), "lines": c["text"].strip("\n").count("\n") + 1}
             scored[name].append({"id": row["id"], "group": task["group"], "language": task["language"], "situations": task.get("situations", []), "rule": c["rule"], "doubt": doubt(c["tokens"]), **shape, **score(task, c)})
-    metrics = ["exact_match", "edit_similarity", "parses", "runs_on", "empty"] if args.set == "realcode" else ["passed", "parses", "runs_on", "empty"]
+    metrics = ["exact_match", "edit_similarity", "parses", "runs_on", "runs_on_closers_placed", "empty"] if args.set == "realcode" else ["passed", "parses", "runs_on", "empty"]
     groups = sorted({r["language"] for r in scored["qualm"]})
     subsets: list[tuple[str, Callable[[dict], bool]]] = [("all", lambda r: True)]
     if args.set == "realcode":

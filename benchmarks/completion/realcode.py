@@ -123,6 +123,12 @@ def load_manifest(path: Path = MANIFEST) -> list[dict]:
     return json.loads(path.read_text())["packages"]
 
 
+def manifest_split(path: Path) -> str | None:
+    """The split every package of a manifest belongs to where it says so (the fresh test set of
+    results/realcode-fresh: all test); None: split by the hash of the names (``splits``)."""
+    return json.loads(path.read_text()).get("split")
+
+
 def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
@@ -607,6 +613,9 @@ def build(packages: Sequence[dict], cache_dir: Path, out: Path, seed: int = SEED
     tasks: list[dict] = []
     stats: Counter = Counter()
     split = splits(load_manifest(manifest)) if manifest is not None else splits(packages)
+    fixed = manifest_split(manifest) if manifest is not None else None
+    if fixed is not None:
+        split = {name: fixed for name in split}
     for package in packages:
         path = archive_path(cache_dir, package)
         if not path.is_file():

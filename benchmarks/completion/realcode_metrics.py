@@ -10,6 +10,9 @@ the editor would insert at the cursor, and says nothing about how it was written
                   MISSING node in tree-sitter, and ``ast.parse`` for Python (Python 3.10's grammar)
   runs_on         the completion writes again the first non-empty line that follows the truth (more
                   often than the truth itself writes that line)
+  runs_on_closers_placed
+                  the same, but a line of closing brackets alone counts only at the same indentation
+                  (reported from the fresh test set of results/realcode-fresh on)
   empty           the completion is only white space
 
 ``summarize`` gives each metric's mean over tasks with a 95 % bootstrap interval over packages
@@ -38,7 +41,7 @@ import tree_sitter_typescript
 from rapidfuzz.distance import Levenshtein
 
 LANGUAGES = ("python", "javascript", "typescript")
-METRICS = ("exact_match", "edit_similarity", "parses", "runs_on", "empty")
+METRICS = ("exact_match", "edit_similarity", "parses", "runs_on", "runs_on_closers_placed", "empty")
 RESAMPLES = 2000
 # the Python grammar ast.parse is held to, whatever Python runs it: the oldest qualm supports, so that
 # a newer interpreter neither builds other tasks nor judges completions otherwise
@@ -114,20 +117,34 @@ def next_line(document: str, cursor: int) -> str:
     return ""
 
 
-def runs_on(document: str, cursor: int, completion: str, truth: str | None = None) -> bool:
+def runs_on(document: str, cursor: int, completion: str, truth: str | None = None, closers_placed: bool = False) -> bool:
     """Whether a line of the completion (read with the text before the cursor on its line) is the
     first non-empty line after the truth: the completion went past the hole into code that is there.
     Given the truth, the completion must write that line more often than the truth does (a block that
-    ends in ``}`` may hold a ``}`` line of its own before the ``}`` that follows it)."""
+    ends in ``}`` may hold a ``}`` line of its own before the ``}`` that follows it).
+
+    ``closers_placed`` (``runs_on_closers_placed``, first reported for the fresh test set of
+    results/realcode-fresh/rules.md): where that line holds only closing brackets and separators
+    (``}``, ``});``), a line counts only with the same indentation too, since such a line alone
+    does not say which block it closes (a completion's own ``if`` block closed by ``  }`` above a
+    function's ``}`` did not go past the hole)."""
     after = next_line(document, cursor)
     if not after:
         return False
     line_start = document.rfind("\n", 0, cursor) + 1
+    placed = closers_placed and not after.strip(CLOSERS)
+    after_line = next(line for line in document[cursor:].split("\n")[1:] if line.strip()).rstrip()
+
+    def same(line: str) -> bool:
+        return line.rstrip() == after_line if placed else line.strip() == after
 
     def count(text: str) -> int:
-        return sum(1 for line in (document[line_start:cursor] + text).split("\n") if line.strip() == after)
+        return sum(1 for line in (document[line_start:cursor] + text).split("\n") if same(line))
 
     return count(completion) > (count(truth) if truth is not None else 0)
+
+
+CLOSERS = ")]};, \t"
 
 
 def empty(completion: str) -> bool:
@@ -142,6 +159,7 @@ def score(task: dict, completion: str) -> dict:
         "edit_similarity": edit_similarity(completion, truth),
         "parses": parses(document, cursor, completion, task["language"]),
         "runs_on": runs_on(document, cursor, completion, truth),
+        "runs_on_closers_placed": runs_on(document, cursor, completion, truth, closers_placed=True),
         "empty": empty(completion),
     }
 

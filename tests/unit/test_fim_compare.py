@@ -39,7 +39,7 @@ def test_every_condition_comes_from_one_row():
     # client strips from a whitespace-only cursor line put back on its first line
     assert got["llama.vscode"]["text"] == "for x in items:\n        t += x\n    return t"
     score = fc.realcode_score(TASK, got["qualm"])
-    assert score == {"exact_match": True, "edit_similarity": 1.0, "parses": True, "runs_on": False, "empty": False}
+    assert score == {"exact_match": True, "edit_similarity": 1.0, "parses": True, "runs_on": False, "runs_on_closers_placed": False, "empty": False}
 
 
 def test_an_edit_that_rewrites_the_rest_of_the_line_is_accepted_as_the_editor_applies_it():

@@ -99,7 +99,7 @@ def test_empty():
 def test_score_has_every_metric():
     s = m.score(PY_TASK, PY_TRUTH)
     assert set(s) == set(m.METRICS)
-    assert s == {"exact_match": True, "edit_similarity": 1.0, "parses": True, "runs_on": False, "empty": False}
+    assert s == {"exact_match": True, "edit_similarity": 1.0, "parses": True, "runs_on": False, "runs_on_closers_placed": False, "empty": False}
     s = m.score(PY_TASK, "")
     assert s["empty"] and not s["exact_match"] and s["parses"]  # the file without the line still parses
 
@@ -161,3 +161,18 @@ def test_summarize_joins_javascript_and_typescript():
     rows = [{"package": f"p{i}", "language": lang, "kind": "line", "situations": [], **m.score(PY_TASK, PY_TRUTH)} for i, lang in enumerate(("javascript", "typescript", "typescript"))]
     s = m.summarize(rows, resamples=50)
     assert s["language"]["javascript+typescript"]["n"] == 3 and s["language"]["javascript+typescript"]["packages"] == 3
+
+
+def test_runs_on_with_closers_placed_tells_a_completion_s_own_brace_from_the_function_s():
+    # the completion writes an `if` block of its own, closed by `  }`, above the function's `}`
+    doc = "function f(parts, data) {\n  parts.push(1);\n  \n}\n"
+    cursor = doc.index("  \n}") + 2
+    truth = "return parts.join(' ');"
+    completion = "if (data.x) {\n    parts.push(data.x);\n  }\n  return parts.join(' ');"
+    assert m.runs_on(doc, cursor, completion, truth)  # as committed: a `}` line is a `}` line
+    assert not m.runs_on(doc, cursor, completion, truth, closers_placed=True)
+    # a `}` at the function's own indentation is the code after the hole, written again
+    assert m.runs_on(doc, cursor, "return parts.join(' ');\n}", truth, closers_placed=True)
+    # lines with code are compared without their indentation, as before
+    doc2 = "def f(xs):\n    \n    return total\n"
+    assert m.runs_on(doc2, doc2.index("    \n") + 4, "total = 1\n        return total", "total = 1", closers_placed=True)

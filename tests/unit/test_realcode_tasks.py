@@ -325,6 +325,19 @@ def test_build_is_deterministic_and_every_task_is_whole(registry, tmp_path):
     assert lines[0] == f"{len(tasks)} tasks from 2 packages"
 
 
+def test_a_manifest_that_names_its_split_puts_every_package_there(registry, tmp_path):
+    # the fresh test set (results/realcode-fresh) says "test" for all; here "tune", against the hash
+    manifest, packages = registry
+    cache = tmp_path / "cache"
+    rc.fetch(packages, cache, log=lambda s: None)
+    by_hash = {t["split"] for t in rc.build(packages, cache, tmp_path / "a.jsonl", log=lambda s: None, manifest=manifest)}
+    assert by_hash == {"test"}  # one package per registry: 40 % of one rounds to no tune package
+    fixed = tmp_path / "fixed.json"
+    fixed.write_text(json.dumps({"split": "tune", "packages": packages}))
+    tasks = rc.build(packages, cache, tmp_path / "b.jsonl", log=lambda s: None, manifest=fixed)
+    assert tasks and {t["split"] for t in tasks} == {"tune"}
+
+
 def test_the_cli_builds_into_the_cache(registry, tmp_path, capsys):
     manifest, _ = registry
     cache = tmp_path / "cache"
