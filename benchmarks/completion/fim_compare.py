@@ -145,6 +145,16 @@ def run(args: argparse.Namespace) -> None:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {json.loads(line)["id"] for line in out.read_text().splitlines() if line.strip()} if out.exists() else set()
+    if args.carry_nonempty:
+        # a change that acts only where qualm's completion is empty (the second choice of first token):
+        # the non-empty completions of an earlier run of the same engine and windows stand as recorded
+        # (but those that began with an earlier second choice)
+        with out.open("a") as f:
+            for line in Path(args.carry_nonempty).read_text().splitlines():
+                row = json.loads(line) if line.strip() else None
+                if row and row["id"] not in done and row["qualm"]["text"].strip() and not row["qualm"].get("second_choice"):
+                    f.write(json.dumps({**row, "carried": args.carry_nonempty, **({"variant": args.label} if args.label else {})}) + "\n")
+                    done.add(row["id"])
     settings = Settings()
     if args.threads:
         settings = replace(settings, model=replace(settings.model, n_threads=args.threads))
@@ -440,6 +450,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     r.add_argument("--own", action="store_true", help="only each client's raw stream from its own prompt (conditions NAME-own in the report)")
     r.add_argument("--label", help="with --variant: the condition's name in the report, qualm-LABEL (default: the variant's name)")
     r.add_argument("--out", required=True)
+    r.add_argument("--carry-nonempty", metavar="ROWS", help="copy ROWS' rows whose qualm completion is not empty and did not begin with the second choice (relabelled with --label); run only the others")
     p = sub.add_parser("report")
     p.add_argument("rows", nargs="+")
     p.add_argument("--set", choices=("realcode", "multi", "random"), required=True)

@@ -44,3 +44,18 @@ def test_a_stop_rule_ends_the_completion_and_the_file_still_parses(backend, name
         assert "def " not in result.text  # no second method, no second decorated def
     if name == "file-end":
         assert result.text.count("\ndef ") == 0  # one definition
+
+
+def test_where_the_model_s_first_choice_resumes_the_next_line_it_begins_with_its_second(backend):
+    # the variable the next line needs is missing; healed and from the cursor the model writes that
+    # next line again (cut: resumes): the completion begins with its second choice of first token
+    text = '_THEMES = {"dark": 1, "light": 2}\n\n\ndef get_theme(name: str) -> int:\n    """Return a built-in theme by *name*."""\n    theme = _THEMES.get(name)\n    if theme is None:\n        \n        raise ValueError(f"Unknown theme {name!r}. Available: {available}")\n    return theme\n'
+    offset = text.index("        \n        raise") + 8
+    result = complete(backend, Document(text, "themes.py"), offset, Settings())
+    assert result.second_choice and result.attempts == 2, (result.text, result.end_rule)
+    assert result.text.strip() and not result.text.lstrip().startswith("raise")
+    first = result.tokens[0]
+    assert first.start == offset and any(a.text.strip() == "raise" for a in first.alternatives)  # the first choice is among its rivals
+    assert first.prob < max(a.prob for a in first.alternatives)
+    accepted = text[:offset] + result.text + text[offset:]
+    assert syntax_errors(accepted, "python") == 0, accepted

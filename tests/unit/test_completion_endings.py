@@ -295,3 +295,14 @@ def test_python_under_a_header_with_no_body_the_completion_is_its_body_or_nothin
     assert kept.strip() == "self.items.append(item)" and rule != "unclosed"
     # a header whose body follows in the file: the completion may be anything
     assert at_marker("def f(x):\n    |\n    return x\n").body_of is None
+
+
+def test_inside_open_brackets_a_line_that_resumes_the_code_after_the_cursor_ends_the_completion():
+    # a JS object literal's argument, mid-line: the model closes the call and then writes the `}` that
+    # the code after the cursor already has (the real-code benchmark's one run-on of its kind)
+    text = "function list(s, now) {\n  for (const s of all) {\n    out.push({\n      name: s.name,\n      status: derive(s, |\n    }\n  }\n}\n"
+    end = at_marker(text, "javascript")
+    assert end.open_brackets == 3 and end.next_line == "}"
+    shown, kept, rule = stream(end, lines("now) || 'idle'\n    }\n  }\n"))
+    assert kept == "now) || 'idle'" and rule == "resumes"
+    assert "}" not in shown  # held back until told apart, never shown and taken back

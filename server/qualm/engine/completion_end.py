@@ -7,7 +7,8 @@ which the completion reports as ``end_rule``):
 
   - ``statement-end``: at a line's end inside brackets the statement opened before the cursor (the
     rest of a call's arguments), the lines up to the one whose end closes them (``block-end`` where
-    a line as little indented as the statement's first begins while they are still open).
+    a line as little indented as the statement's first begins while they are still open;
+    ``resumes`` where a line equals the first non-empty line after the cursor's).
 
   - ``line-end``: what the model writes after the line's end is dropped, and so is a tail that
     repeats the rest of the line (the model writes ``x):`` where ``):`` already follows the cursor);
@@ -153,7 +154,8 @@ class CompletionEnd:
     def held(self, text: str) -> int:
         if not self.multiline:
             if "\n" in text:
-                return self._lines_held(text) if not self.rest_of_line and not text[: text.find("\n")].strip() else 0
+                below = not text[: text.find("\n")].strip() or self.open_brackets > 0  # the lines below may resume the code after the cursor
+                return self._lines_held(text) if not self.rest_of_line and below else 0
             if not text.strip() and not self.rest_of_line:
                 return len(text)  # the model may be going on below: whitespace says nothing yet
             return _overlap(text, self.rest_of_line)
@@ -220,6 +222,8 @@ class CompletionEnd:
             content = line.strip()
             if i > 0 and content.startswith("```"):
                 return EndCut(_trimmed(text, pos), "fence")
+            if i > 0 and self.next_line and content == self.next_line:
+                return EndCut(_trimmed(text, pos), "resumes")  # the code after the cursor goes on from this line
             if i > 0 and content and depths[i] > -self.open_brackets and indent_width(line) <= self.statement_indent and content[0] not in ")]}":
                 return EndCut(_trimmed(text, pos), "block-end")  # a new statement while the brackets are still open
             if depths[i + 1] <= -self.open_brackets:

@@ -181,7 +181,12 @@ def generated_trace(stream: TextStream, options: GenerationOptions, *, model: st
         seed=None if options.greedy else options.seed,
         stop_reason=stop_reason,  # type: ignore[arg-type]
         seconds=seconds,
-        extra={**(extra or {}), **({"end_rule": stream.end_rule} if stream.end_rule else {})},
+        extra={
+            **(extra or {}),
+            **({"end_rule": stream.end_rule} if stream.end_rule else {}),
+            # what the model began with when the rules left nothing (qualm.engine.completion)
+            **({"opening": stream.opening} if stream.opening is not None and stream.end_rule and not stream.text.strip() else {}),
+        },
     )
 
 

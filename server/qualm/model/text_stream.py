@@ -65,6 +65,9 @@ class TextStream:
         self.stopped = False
         self.stop_kind = ""  # "fence": a stop string; "complete": the end rule or the ending
         self.end_rule: str | None = None  # the ending's rule that cut the text last (None: none did)
+        # the model's first token as written, kept when the ending's rules cut everything (a
+        # completion may then begin with the model's second choice: qualm.engine.completion)
+        self.opening: TokenRecord | None = None
 
     @property
     def text(self) -> str:
@@ -94,6 +97,8 @@ class TextStream:
                 tail_mass=stats.tail_mass,
             )
         )
+        if self.opening is None:
+            self.opening = self._records[0]
         if self._stop and self._cut_at_stop(start):
             return self._stopped("fence")
         if self._ends is not None and "\n" in chunk:

@@ -65,6 +65,8 @@ def _describe(result: Completion) -> str:
         reused += f" with {', '.join(result.context_files)}"
     doubt = f", doubt {result.doubt.level} (max entropy {result.doubt.max_entropy:.2f} nats)" if result.doubt else ""
     again = ", asked again from the cursor (the healed prompt's completion was empty)" if result.attempts > 1 else ""
+    if result.second_choice:
+        again += ", begun with the model's second choice of first token (its first led to nothing the stop rules kept)"
     return f"completion: {result.prompt_kind} prompt of {result.prompt_tokens} tokens{reused}{first}, {len(result.tokens)} tokens in {result.seconds:.2f} s, stopped: {result.stop_reason}{f' ({result.end_rule})' if result.end_rule else ''}{doubt}{again}"
 
 
