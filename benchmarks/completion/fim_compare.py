@@ -387,7 +387,8 @@ def report(args: argparse.Namespace) -> None:
             derived[f"{p}-own"] = {"text": r.text, "replaced": r.replaced, "rule": r.rule, "tokens": owns[row["id"]][p]["tokens"]}
         for name, c in derived.items():
             shape = {"tokens": sum(1 for t in c["tokens"] if t[0].strip()), "lines": c["text"].strip("\n").count("\n") + 1}
-            scored[name].append({"id": row["id"], "group": task["group"], "language": task["language"], "situations": task.get("situations", []), "rule": c["rule"], "doubt": doubt(c["tokens"]), **shape, **score(task, c)})
+            second = bool(row["qualm"].get("second_choice")) if name == "qualm" else False
+            scored[name].append({"id": row["id"], "group": task["group"], "language": task["language"], "situations": task.get("situations", []), "rule": c["rule"], "doubt": doubt(c["tokens"]), "text": c["text"], "second_choice": second, **shape, **score(task, c)})
     metrics = ["exact_match", "edit_similarity", "parses", "runs_on", "runs_on_closers_placed", "empty"] if args.set == "realcode" else ["passed", "parses", "runs_on", "empty"]
     groups = sorted({r["language"] for r in scored["qualm"]})
     subsets: list[tuple[str, Callable[[dict], bool]]] = [("all", lambda r: True)]
@@ -434,6 +435,21 @@ def report(args: argparse.Namespace) -> None:
     print("\n## What ended qualm's completions\n")
     for rule, count in Counter(r["rule"] or "(model's end or token limit)" for r in q).most_common():
         print(f"- {rule}: {count}")
+    on = [r for r in q if r["runs_on"] or r.get("runs_on_closers_placed")]
+    if on:
+        print("\n## qualm's completions that run on\n")
+        for r in on:
+            how = "both readings" if r["runs_on"] and r.get("runs_on_closers_placed") else "runs_on only" if r["runs_on"] else "runs_on_closers_placed only"
+            print(f"- `{r['id']}` ({r['language']}, {how}): `{json.dumps(r['text'])}`")
+    seconds = [r for r in q if r["second_choice"]]
+    if seconds:
+        print(f"\n## Begun with the model's second choice of first token: {len(seconds)} of {len(q)}\n")
+        for m in metrics:
+            print(f"- {m}: {np.mean([float(r[m]) for r in seconds]):.3f}")
+        rest = [r for r in nonempty if not r["second_choice"]]
+        a, lo, hi = auroc_interval([bool(r[bad_label]) for r in rest], [r["doubt"][1] for r in rest], [r["group"] for r in rest])
+        if a is not None:
+            print(f"- the doubt without them (Top-5 entropy): {a:.3f} ({lo:.3f}-{hi:.3f}) over {len(rest)} non-empty completions")
     print(f"\n{len(set(g))} groups; intervals: 95 % bootstrap over groups (packages or HumanEval problems), 2,000 resamples")
 
 
