@@ -306,3 +306,20 @@ def test_inside_open_brackets_a_line_that_resumes_the_code_after_the_cursor_ends
     shown, kept, rule = stream(end, lines("now) || 'idle'\n    }\n  }\n"))
     assert kept == "now) || 'idle'" and rule == "resumes"
     assert "}" not in shown  # held back until told apart, never shown and taken back
+
+
+def test_javascript_before_a_block_s_closing_brace_the_line_after_the_brace_is_not_written_again():
+    # the model rewrites the loop the cursor is in, closes it, and writes the `return` that follows
+    # the block's `}` (a run-on on the fresh real-code set, found after its one measurement)
+    text = "function split(remaining, cutPoint) {\n  const chunks = [];\n  while (remaining.length > 0) {\n    cutPoint = 3;\n    |\n  }\n\n  return chunks;\n}\n"
+    end = at_marker(text, "javascript")
+    assert end.next_line == "}" and end.beyond_line == "return chunks;"
+    completion = "while (remaining.length > cutPoint) {\n    chunks.push(remaining.slice(0, cutPoint));\n  }\n\n  return chunks;\n"
+    shown, kept, rule = stream(end, lines(completion))
+    assert kept == "while (remaining.length > cutPoint) {\n    chunks.push(remaining.slice(0, cutPoint));\n  }" and rule == "resumes"
+    assert "return" not in shown  # held back until told apart
+    # lines less indented than the cursor but inside the block (JavaScript reads no indentation) go on
+    _, kept, rule = stream(end, lines("chunks.push(remaining);\n  remaining = '';\n  }\n"))
+    assert kept == "chunks.push(remaining);\n  remaining = '';" and rule == "resumes"
+    # Python has no closing line: nothing beyond the next line
+    assert at_marker("def f(xs):\n    for x in xs:\n        |\n    return xs\n").beyond_line == ""

@@ -17,9 +17,10 @@ which the completion reports as ``end_rule``):
 * On an empty line (or when the model starts with a line break at the end of a line): several
   lines, until
 
-  - ``resumes``: a line equals the first non-empty line of the code after the cursor, outside any
-    bracket the completion opened (a ``}`` that closes the completion's own block is not the
-    suffix's ``}``): the suffix resumes there, and nothing of it is written twice;
+  - ``resumes``: a line equals the first non-empty line of the code after the cursor (or, where
+    that line only closes the cursor's block, the line after it), outside any bracket the
+    completion opened (a ``}`` that closes the completion's own block is not the suffix's ``}``):
+    the suffix resumes there, and nothing of it is written twice;
   - ``block-end``: a line outside the completion's brackets is less indented than the block the
     completion is in (the lesser of the first written line's indentation, or the cursor's column,
     and the next line's after the cursor), and never less than the body of the function or class the
@@ -66,6 +67,8 @@ from .completion_syntax import (
     syntax_errors,
 )
 
+CLOSERS = ")]};, \t"  # a line of these alone closes a block and says nothing else
+
 
 @dataclass(frozen=True)
 class EndCut:
@@ -97,6 +100,9 @@ class CompletionEnd:
     # Python: the indentation of the block header just above the cursor's empty line when that
     # header has no body in the document (an empty method): the completion is that body
     body_of: int | None = None
+    # where the next line only closes the cursor's block (`}`): the first non-empty line after it,
+    # stripped, code that is there too ("" otherwise)
+    beyond_line: str = ""
 
     @classmethod
     def at(cls, text: str, offset: int, heal: str = "", language: str = "python") -> CompletionEnd:
@@ -106,11 +112,9 @@ class CompletionEnd:
         line_end = text.find("\n", offset)
         line_end = len(text) if line_end < 0 else line_end
         before, after = text[line_start:offset], text[offset:line_end]
-        next_line, next_indent = "", None
-        for line in text[line_end + 1 :].split("\n") if line_end < len(text) else ():
-            if line.strip():
-                next_line, next_indent = line.strip(), indent_width(line)
-                break
+        below = [line for line in (text[line_end + 1 :].split("\n") if line_end < len(text) else ()) if line.strip()]
+        next_line, next_indent = (below[0].strip(), indent_width(below[0])) if below else ("", None)
+        beyond_line = below[1].strip() if len(below) > 1 and not next_line.strip(CLOSERS) else ""
         written = before[: len(before) - len(heal)]  # what the model's text follows on the line
         column = len(written.expandtabs(TAB_WIDTH))
         syntax = cursor_syntax(text, offset, language)
@@ -132,6 +136,7 @@ class CompletionEnd:
             text[offset:end],
             heal,
             body_of,
+            beyond_line,
         )
 
     # -- the protocol of model.text_stream.Ending -------------------------------------------------
@@ -264,8 +269,8 @@ class CompletionEnd:
                 width = self._width(line, first=first and start == 0)
                 if content.startswith("```"):
                     return EndCut(_trimmed(text, pos), "fence")
-                if complete and self.next_line and content == self.next_line and depth <= 0:
-                    return EndCut(_trimmed(text, pos), "resumes")
+                if complete and depth <= 0 and content and content in (self.next_line, self.beyond_line):
+                    return EndCut(_trimmed(text, pos), "resumes")  # (beyond the next line's `}`: written before it, it runs on all the same)
                 if floor is None:
                     floor = self._floor(width)
                 elif depth <= 0 and width < floor and (complete or not self.next_line.startswith(content)):
@@ -307,7 +312,7 @@ class CompletionEnd:
         could still equal the next line after the cursor."""
         last = text.rfind("\n") + 1
         partial = text[last:]
-        if partial.strip() and not (self.next_line and self.next_line.startswith(partial.lstrip())):
+        if partial.strip() and not any(line and line.startswith(partial.lstrip()) for line in (self.next_line, self.beyond_line)):
             return 0
         keep = len(text[:last].rstrip(" \t\n"))
         return len(text) - keep
