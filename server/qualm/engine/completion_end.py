@@ -52,6 +52,7 @@ exception: they can take back lines already shown.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import islice
 
 from .completion_syntax import (
     NO_BLOCK,
@@ -112,7 +113,8 @@ class CompletionEnd:
         line_end = text.find("\n", offset)
         line_end = len(text) if line_end < 0 else line_end
         before, after = text[line_start:offset], text[offset:line_end]
-        below = [line for line in (text[line_end + 1 :].split("\n") if line_end < len(text) else ()) if line.strip()]
+        # the first two non-empty lines after the cursor's (not the whole rest of a long file)
+        below = list(islice((line for line in (text[line_end + 1 :].split("\n") if line_end < len(text) else ()) if line.strip()), 2))
         next_line, next_indent = (below[0].strip(), indent_width(below[0])) if below else ("", None)
         beyond_line = below[1].strip() if len(below) > 1 and not next_line.strip(CLOSERS) else ""
         written = before[: len(before) - len(heal)]  # what the model's text follows on the line
