@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import random
+import re
 import sys
 import tempfile
 import time
@@ -59,6 +60,27 @@ class _UnknownResponses(logging.Handler):
 
 UNKNOWN_RESPONSES = _UnknownResponses()
 logging.getLogger("pygls.protocol.json_rpc").addHandler(UNKNOWN_RESPONSES)
+
+SLOW_CALLBACK = re.compile(r"Executing (.*?) took (\d+(?:\.\d+)?) seconds")
+
+
+class _SlowCallbacks(logging.Handler):
+    """asyncio's debug mode logs each callback that held the event loop longer than
+    ``slow_callback_duration`` (``--loop-debug``): what blocked the driver's own loop."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[tuple[float, str]] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if m := SLOW_CALLBACK.search(record.getMessage()):
+            self.seen.append((float(m.group(2)), m.group(1)))
+
+
+def loop_blocks(seen: list[tuple[float, str]]) -> dict:
+    """How often and how long a loop was held, and by what (the five longest)."""
+    seen = sorted(seen, reverse=True)
+    return {"count": len(seen), "seconds": round(sum(s for s, _ in seen), 3), "longest": [{"seconds": s, "callback": c[:300]} for s, c in seen[:5]]}
 
 TASKS = Path.home() / ".cache" / "qualm" / "realcode" / "tasks.jsonl"
 LANGUAGE_ID = {"python": "python", "javascript": "javascript", "typescript": "typescript"}
@@ -184,6 +206,7 @@ class Soak:
         self.t0 = time.monotonic()
         self.pending: dict[str, asyncio.Future] = {}
         self.stderr = b""
+        self.slow: _SlowCallbacks | None = None  # --loop-debug
         self.ids = 0
 
     # requests, timed and counted; a cancelled one is still answered (with an error), as in VS Code
@@ -402,6 +425,8 @@ def summarize(soak: Soak, s: Session, workspace: Path, seconds: float, settled: 
         "stderr_tracebacks": stderr.count("Traceback"),
         "files_as_edited": all(on_disk.values()),
         "files_changed_otherwise": [u for u, ok in on_disk.items() if not ok],
+        # --loop-debug: callbacks that held an event loop >= 0.1 s, the server's (from its stderr) and the driver's
+        **({"loop_blocked": {"server": loop_blocks([(float(m.group(2)), m.group(1)) for m in SLOW_CALLBACK.finditer(stderr)]), "driver": loop_blocks(soak.slow.seen)}} if soak.slow else {}),
     }
 
 
@@ -434,6 +459,12 @@ def write(out: Path, soak: Soak, summary: dict) -> None:
         *(f"| {k} | {v['n']} | {v['p50']} | {v['p95']} | {v['p99']} |" for k, v in sorted(summary["latency_ms"].items())),
         "",
         "Outcomes: " + ", ".join(f"{k} {v}" for k, v in sorted(summary["outcomes"].items())) + ".",
+        *(
+            ["", "Event loops held for 0.1 s or more (asyncio debug mode, `--loop-debug`; it slows both processes a little):", ""]
+            + [f"- {who}: {b['count']} times, {b['seconds']} s in all" + "".join(f"\n  - {x['seconds']} s: `{x['callback']}`" for x in b["longest"]) for who, b in blocked.items()]
+            if (blocked := summary.get("loop_blocked"))
+            else []
+        ),
     ]
     (out / "summary.md").write_text("\n".join(lines) + "\n")
     plot(out, soak)
@@ -468,9 +499,20 @@ async def main_async(args: argparse.Namespace) -> dict:
     workspace = Path(tempfile.mkdtemp(prefix="qualm-soak-workspace-", dir=args.scratch))
     tmp = Path(tempfile.mkdtemp(prefix="qualm-soak-tmp-", dir=args.scratch))
     os.environ["TMPDIR"] = str(tmp)  # the server's sandbox folders go here, to be counted
+    slow = None
+    if args.loop_debug:
+        # the server inherits the variable (its loop logs slow callbacks to stderr); the driver's
+        # loop already runs, so it is switched on here and its log caught
+        os.environ["PYTHONASYNCIODEBUG"] = "1"
+        loop = asyncio.get_running_loop()
+        loop.set_debug(True)
+        loop.slow_callback_duration = 0.1
+        slow = _SlowCallbacks()
+        logging.getLogger("asyncio").addHandler(slow)
     s = Session()
     await s.start(args.options)
     soak = Soak(s, workspace, tmp, args)
+    soak.slow = slow
     for name, lang, text in real_files(args.files, rng):
         path = workspace / name
         path.write_text(text)
@@ -502,6 +544,7 @@ def main() -> None:
     ap.add_argument("--settle-s", type=float, default=300.0)
     ap.add_argument("--model-script", help="a scripted model (a smoke run of the driver); default: the default model")
     ap.add_argument("--scratch", default=None, help="where the workspace and the server's TMPDIR go (default: the system's)")
+    ap.add_argument("--loop-debug", action="store_true", help="asyncio debug mode in the server and the driver: list the callbacks that held either event loop >= 0.1 s")
     ap.add_argument("--out", default=str(ROOT / "results" / "soak"))
     args = ap.parse_args()
     args.options = {"editor": {"diagnostic_level": "low", "highlight_level": "low"}}
