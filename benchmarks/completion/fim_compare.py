@@ -414,8 +414,10 @@ def report(args: argparse.Namespace) -> None:
                 mean, lo, hi = bootstrap([float(r[m]) for r in picked[c]], g)
                 cells.append(f"{mean:.3f} ({lo:.3f}-{hi:.3f})")
             print(f"| {c} | " + " | ".join(cells) + " |")
+        # the peers, with qualm's windows and, where run, with each client's own prompt
+        peers = [*PEERS, *(f"{p}-own" for p in (OWN_PEERS if owns else ()))]
         for m in metrics[:2] if args.set == "realcode" else metrics[:1]:
-            best = max(PEERS, key=lambda p, m=m: float(np.mean([r[m] for r in picked[p]])))
+            best = max(peers, key=lambda p, m=m: float(np.mean([r[m] for r in picked[p]])))
             diff = [float(a[m]) - float(b[m]) for a, b in zip(picked["qualm"], picked[best])]
             mean, lo, hi = bootstrap(diff, g)
             print(f"\nqualm - best peer ({best}) on {m}: {mean:+.3f} ({lo:+.3f} to {hi:+.3f})")

@@ -80,3 +80,25 @@ def test_each_client_s_own_prompt_and_its_stream_where_the_model_writes_the_inde
     # from its own prompt llama.vscode's model wrote the indentation itself: nothing is put back
     own = {"tokens": tokens("    for", " x", " in", " items", ":\n", "        t", " +=", " x", "\n", "    return", " t", "\n")}
     assert fc.peer_result("llama.vscode", TASK, own, own=True).text == "for x in items:\n        t += x\n    return t"
+
+
+def test_the_best_peer_is_chosen_among_the_own_prompt_conditions_too(tmp_path, capsys):
+    # qualm and every client with qualm's windows write `pass`; from their own prompts the clients
+    # write the truth: the difference must be taken against an own-prompt condition
+    tasks = tmp_path / "tasks.jsonl"
+    rows = tmp_path / "rows.jsonl"
+    own = tmp_path / "own.jsonl"
+    wrong = tokens("pass", "\n", "    return", " t", "\n")
+    right = tokens("    for", " x", " in", " items", ":\n", "        t", " +=", " x", "\n", "    return", " t", "\n")
+    for i in range(4):
+        task = {**TASK, "id": f"t{i}", "package": f"p{i}", "path": "total.py", "split": "test", "kind": "line", "situations": []}
+        with tasks.open("a") as f:
+            f.write(fc.json.dumps(task) + "\n")
+        with rows.open("a") as f:
+            f.write(fc.json.dumps({"id": f"t{i}", "heal": fc.HEAL_POLICY, "qualm": {"text": "pass", "end_rule": "resumes", "tokens": wrong[:1]}, "cursor": {"heal": "", "tokens": wrong}}) + "\n")
+        with own.open("a") as f:
+            f.write(fc.json.dumps({"id": f"t{i}", "own": {p: {"prefix_ends_at_cursor": True, "stop_reason": "length", "tokens": right} for p in fc.OWN_PEERS}}) + "\n")
+    fc.main(["--tasks", str(tasks), "report", str(rows), str(own), "--set", "realcode"])
+    out = capsys.readouterr().out
+    assert "| llama.vscode-own |" in out
+    assert "qualm - best peer (llama.vscode-own) on exact_match: -1.000" in out
