@@ -323,3 +323,35 @@ def test_javascript_before_a_block_s_closing_brace_the_line_after_the_brace_is_n
     assert kept == "chunks.push(remaining);\n  remaining = '';" and rule == "resumes"
     # Python has no closing line: nothing beyond the next line
     assert at_marker("def f(xs):\n    for x in xs:\n        |\n    return xs\n").beyond_line == ""
+
+
+def test_a_completion_that_writes_the_lines_above_the_cursor_again_is_cut_to_nothing():
+    # the third real-code set's two run-ons: the model starts over from the statement around the
+    # cursor, writes a body, and goes on into the code after the cursor; its braces balance
+    text = (
+        "function get(url) {\n  const body = read(url);\n  return {\n    status: 200,\n    async text() {\n      |\n    },\n"
+        "    async json() {\n      return JSON.parse(body);\n    },\n  };\n}\n"
+    )
+    end = at_marker(text, "javascript")
+    again = "return {\n    status: 200,\n    async text() {\n      return read(url);\n    },\n    async json() {\n      return JSON.parse(body);\n    },\n  };\n"
+    shown, kept, rule = stream(end, lines(again))
+    assert kept == "" and rule == "repeats-above"
+    assert shown == ""  # held while it could still be the lines above: never shown and taken back
+    ts = 'const onData = (text: string, target: string) => {\n  if (target === "stdout") {\n    out = text;\n  } else {\n    |\n    onErr(text);\n  }\n};\n'
+    end = at_marker(ts, "typescript")
+    shown, kept, rule = stream(end, lines('if (target === "stdout") {\n    out = text;\n  } else {\n    onErr(text);\n  }\n'))
+    assert (shown, kept, rule) == ("", "", "repeats-above")
+    # Python: the header just above written again would nest the loop in itself
+    end = at_marker("def f(xs):\n    for x in xs:\n        |\n    return xs\n")
+    assert stream(end, lines("for x in xs:\n            print(x)\n"))[1:] == ("", "repeats-above")
+
+
+def test_lines_like_those_above_that_are_not_a_start_over_are_kept_and_shown():
+    # one statement like the line above (not a block's header) is code people write twice
+    end = at_marker("def f(args):\n    args.append(1)\n    |\n    return args\n")
+    shown, kept, rule = stream(end, lines("args.append(1)\n    return args\n"))
+    assert kept == "args.append(1)" and rule == "resumes" and shown == kept
+    # lines above written again but not up to the cursor: the model went elsewhere
+    end = at_marker("def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    |\n")
+    shown, kept, rule = stream(end, lines("total = 0\n    return total\n"))
+    assert kept.rstrip() == "total = 0\n    return total" and shown == kept  # the model's end, no rule

@@ -30,6 +30,10 @@ which the completion reports as ``end_rule``):
   - ``decorated``: after a decorator, a line that is not a decorator where the decorated ``def``
     already follows (it would be written twice), or a second line where the ``def`` line is missing;
   - ``fence``: a Markdown code fence (the model writing prose about code, not code);
+  - ``repeats-above``: the completion begins by writing again the lines just above the cursor, up
+    to the one right above it (two or more lines, or one that opens a block): the model started
+    over from the enclosing statement, and would write the code after the cursor again too. It is
+    cut to nothing (and then begins with the model's second choice of first token);
   - the model ends the middle itself, or the token limit.
 * When the text is final (after any of these, the model's end or the token limit):
 
@@ -104,6 +108,9 @@ class CompletionEnd:
     # where the next line only closes the cursor's block (`}`): the first non-empty line after it,
     # stripped, code that is there too ("" otherwise)
     beyond_line: str = ""
+    # on an empty line: the non-empty lines just above it, stripped, the nearest last (a completion
+    # that writes them again started over from the enclosing statement)
+    above: tuple[str, ...] = ()
 
     @classmethod
     def at(cls, text: str, offset: int, heal: str = "", language: str = "python") -> CompletionEnd:
@@ -123,6 +130,8 @@ class CompletionEnd:
         start, end = syntax.window
         body_of = empty_body_at(text, offset, language)
         openers = statement_openers(text[start:offset], language)
+        multiline = not before.strip() and not after.strip()
+        above = _lines_above(text, line_start) if multiline else ()
         return cls(
             not before.strip() and not after.strip(),
             after.strip(),
@@ -139,6 +148,7 @@ class CompletionEnd:
             heal,
             body_of,
             beyond_line,
+            above,
         )
 
     # -- the protocol of model.text_stream.Ending -------------------------------------------------
@@ -156,6 +166,8 @@ class CompletionEnd:
             if not self.rest_of_line and not text[:newline].strip():
                 return self._lines_cut(text, newline + 1)  # at a line's end, the model went on below
             return EndCut(self._line_cut(text[:newline]), "line-end")
+        if self._repeats_above(text) is True:
+            return EndCut(0, "repeats-above")
         return self._lines_cut(text, 0)
 
     def held(self, text: str) -> int:
@@ -166,6 +178,8 @@ class CompletionEnd:
             if not text.strip() and not self.rest_of_line:
                 return len(text)  # the model may be going on below: whitespace says nothing yet
             return _overlap(text, self.rest_of_line)
+        if self._repeats_above(text) is None:
+            return len(text)  # it may yet be the lines above written again: nothing of it is shown
         return self._lines_held(text)
 
     def final(self, text: str) -> EndCut | None:
@@ -292,6 +306,29 @@ class CompletionEnd:
             first = False
         return None
 
+    def _repeats_above(self, text: str) -> bool | None:
+        """Whether the completion so far writes again the lines just above the cursor, up to the one
+        right above it: True; it may yet (every line so far, the unfinished one too, follows some
+        run of those lines that ends there): None; it does not: False."""
+        if not self.above:
+            return False
+        *complete, partial = text.split("\n")
+        lines = [line.strip() for line in complete if line.strip()]
+        partial = partial.strip()
+        if not lines and not partial:
+            return None if text.strip(" \t") == "" and "\n" not in text else False
+        n, m = len(self.above), len(lines)
+        undecided = False
+        for k in range(max(m, 1), n + 1):  # the run: the last k lines above the cursor
+            run = self.above[n - k :]
+            if list(run[:m]) != lines:
+                continue
+            if k == m and (m >= 2 or _opens_block(lines[0], self.language)):
+                return True
+            if k > m and (not partial or run[m].startswith(partial)):
+                undecided = True
+        return None if undecided else False
+
     def _decorated(self, content: str, index: int) -> bool:
         """After a decorator (Python), whether this line must not be written: where the decorated
         ``def`` follows, anything but another decorator (a second ``def`` would stand between the
@@ -396,6 +433,26 @@ def empty_body_at(text: str, offset: int, language: str) -> int | None:
     below = next((x for x in text[line_end + 1 :].split("\n") if x.strip()), None) if line_end >= 0 else None
     header = indent_width(above)
     return header if below is None or indent_width(below) <= header else None
+
+
+ECHO_LINES = 12  # how far above the cursor a completion that starts over is looked for
+
+
+def _lines_above(text: str, line_start: int) -> tuple[str, ...]:
+    """The last ECHO_LINES non-empty lines before the cursor's line, stripped, the nearest last."""
+    lines: list[str] = []
+    end = line_start - 1  # the newline that ends the line above
+    while end > 0 and len(lines) < ECHO_LINES:
+        start = text.rfind("\n", 0, end) + 1
+        if text[start:end].strip():
+            lines.append(text[start:end].strip())
+        end = start - 1
+    return tuple(reversed(lines))
+
+
+def _opens_block(line: str, language: str) -> bool:
+    """A header whose block follows (``if x:``, ``} else {``): written again, it nests the block in itself."""
+    return line.endswith(":") if language == "python" else line.endswith("{")
 
 
 def _trimmed(text: str, pos: int) -> int:
