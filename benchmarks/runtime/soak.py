@@ -77,6 +77,44 @@ class _SlowCallbacks(logging.Handler):
             self.seen.append((float(m.group(2)), m.group(1)))
 
 
+class _MessageLog:
+    """``--message-log``: each message the driver reads from the server, its size and the time
+    pygls takes to parse and structure it (``json.loads`` with its object hook, in pygls's reader)."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[float, int, str]] = []  # seconds, bytes, method (or "response")
+
+    def install(self) -> None:
+        import pygls.io_ as io_
+
+        original = io_.json.loads
+        seen = self.seen
+
+        class TimedJson:
+            def __getattr__(self, name: str):
+                return getattr(json, name)
+
+            @staticmethod
+            def loads(data, **kw):
+                t0 = time.perf_counter()
+                out = original(data, **kw)
+                method = data[:400].decode(errors="replace") if isinstance(data, bytes) else str(data)[:400]
+                m = re.search(r'"method"\s*:\s*"([^"]+)"', method)
+                seen.append((time.perf_counter() - t0, len(data), m.group(1) if m else "response"))
+                return out
+
+        io_.json = TimedJson()
+
+    def summary(self) -> dict:
+        by: dict[str, list[tuple[float, int]]] = defaultdict(list)
+        for sec, size, method in self.seen:
+            by[method].append((sec, size))
+        return {
+            method: {"n": len(xs), "bytes_max": max(b for _, b in xs), "bytes_total": sum(b for _, b in xs), "parse_s_max": round(max(s for s, _ in xs), 3), "parse_s_total": round(sum(s for s, _ in xs), 3)}
+            for method, xs in sorted(by.items(), key=lambda kv: -sum(s for s, _ in kv[1]))
+        }
+
+
 def loop_blocks(seen: list[tuple[float, str]]) -> dict:
     """How often and how long a loop was held, and by what (the five longest)."""
     seen = sorted(seen, reverse=True)
@@ -207,6 +245,7 @@ class Soak:
         self.pending: dict[str, asyncio.Future] = {}
         self.stderr = b""
         self.slow: _SlowCallbacks | None = None  # --loop-debug
+        self.messages: _MessageLog | None = None  # --message-log
         self.ids = 0
 
     # requests, timed and counted; a cancelled one is still answered (with an error), as in VS Code
@@ -427,6 +466,7 @@ def summarize(soak: Soak, s: Session, workspace: Path, seconds: float, settled: 
         "files_changed_otherwise": [u for u, ok in on_disk.items() if not ok],
         # --loop-debug: callbacks that held an event loop >= 0.1 s, the server's (from its stderr) and the driver's
         **({"loop_blocked": {"server": loop_blocks([(float(m.group(2)), m.group(1)) for m in SLOW_CALLBACK.finditer(stderr)]), "driver": loop_blocks(soak.slow.seen)}} if soak.slow else {}),
+        **({"messages_read": soak.messages.summary()} if soak.messages else {}),
     }
 
 
@@ -463,6 +503,12 @@ def write(out: Path, soak: Soak, summary: dict) -> None:
             ["", "Event loops held for 0.1 s or more (asyncio debug mode, `--loop-debug`; it slows both processes a little):", ""]
             + [f"- {who}: {b['count']} times, {b['seconds']} s in all" + "".join(f"\n  - {x['seconds']} s: `{x['callback']}`" for x in b["longest"]) for who, b in blocked.items()]
             if (blocked := summary.get("loop_blocked"))
+            else []
+        ),
+        *(
+            ["", "Messages the driver read, by the time pygls took to parse them (`--message-log`):", "", "| method | n | largest bytes | all bytes | longest parse s | all parse s |", "|---|---|---|---|---|---|"]
+            + [f"| {m} | {v['n']} | {v['bytes_max']} | {v['bytes_total']} | {v['parse_s_max']} | {v['parse_s_total']} |" for m, v in list(read.items())[:8]]
+            if (read := summary.get("messages_read"))
             else []
         ),
     ]
@@ -513,6 +559,9 @@ async def main_async(args: argparse.Namespace) -> dict:
     await s.start(args.options)
     soak = Soak(s, workspace, tmp, args)
     soak.slow = slow
+    if args.message_log:
+        soak.messages = _MessageLog()
+        soak.messages.install()
     for name, lang, text in real_files(args.files, rng):
         path = workspace / name
         path.write_text(text)
@@ -545,6 +594,7 @@ def main() -> None:
     ap.add_argument("--model-script", help="a scripted model (a smoke run of the driver); default: the default model")
     ap.add_argument("--scratch", default=None, help="where the workspace and the server's TMPDIR go (default: the system's)")
     ap.add_argument("--loop-debug", action="store_true", help="asyncio debug mode in the server and the driver: list the callbacks that held either event loop >= 0.1 s")
+    ap.add_argument("--message-log", action="store_true", help="each message the driver reads: its method, size and parse time (summary.json's messages_read)")
     ap.add_argument("--out", default=str(ROOT / "results" / "soak"))
     args = ap.parse_args()
     args.options = {"editor": {"diagnostic_level": "low", "highlight_level": "low"}}
