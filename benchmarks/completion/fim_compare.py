@@ -372,7 +372,9 @@ def report(args: argparse.Namespace) -> None:
     variants = {(r["variant"], r["id"]): r for r in everything if "variant" in r}
     owns = {r["id"]: r["own"] for r in everything if "own" in r}
     names = sorted({v for v, _ in variants})
-    shown = [*CONDITIONS, *(f"qualm-{v}" for v in names), *(f"{p}-own" for p in (OWN_PEERS if owns else ()))]
+    own = [f"{p}-own" for p in (OWN_PEERS if owns else ())]
+    shown = [*CONDITIONS, *(f"qualm-{v}" for v in names), *own]
+    peers = [*PEERS, *own]  # the best peer is chosen among these: qualm's windows, and each client's own prompt where run
     scored: dict[str, list[dict]] = {c: [] for c in shown}
     score: Callable[[dict, dict], dict] = realcode_score if args.set == "realcode" else humaneval_score
     rows = [r for r in rows if all((v, r["id"]) in variants for v in names) and (not owns or r["id"] in owns)]  # the tasks every condition has
@@ -414,8 +416,6 @@ def report(args: argparse.Namespace) -> None:
                 mean, lo, hi = bootstrap([float(r[m]) for r in picked[c]], g)
                 cells.append(f"{mean:.3f} ({lo:.3f}-{hi:.3f})")
             print(f"| {c} | " + " | ".join(cells) + " |")
-        # the peers, with qualm's windows and, where run, with each client's own prompt
-        peers = [*PEERS, *(f"{p}-own" for p in (OWN_PEERS if owns else ()))]
         for m in metrics[:2] if args.set == "realcode" else metrics[:1]:
             best = max(peers, key=lambda p, m=m: float(np.mean([r[m] for r in picked[p]])))
             diff = [float(a[m]) - float(b[m]) for a, b in zip(picked["qualm"], picked[best])]

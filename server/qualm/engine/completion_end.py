@@ -133,7 +133,7 @@ class CompletionEnd:
         multiline = not before.strip() and not after.strip()
         above = _lines_above(text, line_start) if multiline else ()
         return cls(
-            not before.strip() and not after.strip(),
+            multiline,
             after.strip(),
             next_line,
             next_indent,
@@ -315,8 +315,6 @@ class CompletionEnd:
         *complete, partial = text.split("\n")
         lines = [line.strip() for line in complete if line.strip()]
         partial = partial.strip()
-        if not lines and not partial:
-            return None if text.strip(" \t") == "" and "\n" not in text else False
         n, m = len(self.above), len(lines)
         undecided = False
         for k in range(max(m, 1), n + 1):  # the run: the last k lines above the cursor
