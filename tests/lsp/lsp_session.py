@@ -43,12 +43,14 @@ class Session:
         self.progress_tokens: list[Any] = []
         self.messages: list[str] = []
         self.marks: dict[str, dict] = {}
+        self.marks_sent: list[tuple[str, int | None]] = []  # (uri, version) of every qualm/marks, in order
         c = self.client
 
         @c.feature("qualm/marks")
         def on_marks(ls, params):
             p = plain(params)  # pygls hands custom notifications over as namedtuples
             self.marks[p["uri"]] = p
+            self.marks_sent.append((p["uri"], p["version"]))
 
         @c.feature("qualm/status")
         def on_status(ls, params):

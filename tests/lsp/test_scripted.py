@@ -118,6 +118,33 @@ def test_streamed_completion_levels_accepted_marks_and_hover(script):
     run(scenario)
 
 
+def test_typing_in_a_marked_document_publishes_its_marks_once_typing_pauses(script):
+    # Each keystroke moves the marks; sending them all (tens of kilobytes in a real file) on every
+    # key was most of what a soak run's client parsed. Sent once typing pauses, they are as the
+    # last keystroke left them.
+    async def scenario(s: Session):
+        await s.start(options(script, editor={"diagnostic_level": "low", "highlight_level": "low"}))
+        s.open(DOC, URI)
+        end = line_col(DOC, len(DOC))
+        result = await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": URI}, "position": {"line": end[0], "character": end[1]}})
+        s.change(2, end, end, result.text, URI)
+        s.client.protocol.notify("qualm/accepted", {"textDocument": {"uri": URI}, "text": result.text, "range": {"start": {"line": end[0], "character": end[1]}}})
+        await s.wait_for(lambda: s.marks.get(URI, {}).get("version") == 2, "marks for the completion")
+        before = [m["range"]["start"] for m in s.marks[URI]["marks"]]
+        typed = "# typed key by key\n"
+        for i, key in enumerate(typed):  # one change per key, as an editor sends them
+            line, col = (0, i)
+            s.change(3 + i, (line, col), (line, col), key, URI)
+        last = 2 + len(typed)
+        await s.wait_for(lambda: s.marks[URI]["version"] == last, "the marks after the last key")
+        after = [m["range"]["start"] for m in s.marks[URI]["marks"]]
+        assert after == [{"line": p["line"] + 1, "character": p["character"]} for p in before]  # moved down one line, none lost
+        sent = [v for uri, v in s.marks_sent if uri == URI and v is not None and v > 2]
+        assert sent[-1] == last and len(sent) < len(typed) / 2, sent  # per pause, not per key (one when the keys come at once)
+
+    run(scenario)
+
+
 def test_score_document_marks_the_surprising_token(script):
     async def scenario(s: Session):
         await s.start(options(script))

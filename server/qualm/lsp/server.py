@@ -69,6 +69,8 @@ class DocumentState:
     # completions are shown of this one (qualm.engine.context_chunks).
     edited: deque[tuple[int, int]] = field(default_factory=lambda: deque(maxlen=RECENT_EDITS))
     last_edit: float = 0.0
+    # The publish of marks and diagnostics waiting for a pause in typing (features.diagnostics).
+    publish_timer: asyncio.TimerHandle | None = None
 
     def note_edit(self, first: int, last: int) -> None:
         """An edit of lines ``first``..``last``: merged with the latest when they touch."""

@@ -2,9 +2,19 @@
 one on each assessed function's suspect line (while the function is as it was assessed), and
 ``qualm/marks``: every mark's range and level, for clients that colour the tokens (the VS Code
 extension's highlights), sent with the document version the ranges belong to. Called by the
-features that change marks; it registers no handler."""
+features that change marks; it registers no handler.
+
+Typing in a marked document only moves its marks, and clients move what they show themselves (the
+extension's highlights follow each edit). So a change is published once typing pauses
+(:func:`publish_after_pause`), not per keystroke: a document with a few hundred marks makes a
+``qualm/marks`` of tens of kilobytes, and a soak run spent more time parsing those than on every
+other message together (results/soak/run-500-messages). What a feature changes itself (an accepted
+completion, an assessment, a setting) is published at once. Every pause publishes in full, even when
+nothing moved: a client that dropped the last one as stale (its version had passed) needs the next."""
 
 from __future__ import annotations
+
+import asyncio
 
 from lsprotocol import types
 
@@ -17,7 +27,19 @@ from ..presentation import diagnostic_message
 from ..protocol import MARKS
 from ..server import QualmServer, UnknownDocument
 
+PAUSE_S = 0.3  # no change for this long: typing has paused (a key every 0.1–0.2 s is usual)
+
 SEVERITY = {"high": types.DiagnosticSeverity.Information, "medium": types.DiagnosticSeverity.Hint, "low": types.DiagnosticSeverity.Hint}
+
+
+def publish_after_pause(ls: QualmServer, uri: str) -> None:
+    """:func:`publish` once no change has come for :data:`PAUSE_S`; each call starts the wait again."""
+    state = ls.docs.get(uri)
+    if state is None:
+        return
+    if state.publish_timer is not None:
+        state.publish_timer.cancel()
+    state.publish_timer = asyncio.get_running_loop().call_later(PAUSE_S, publish, ls, uri)
 
 
 def publish(ls: QualmServer, uri: str) -> None:
@@ -25,6 +47,9 @@ def publish(ls: QualmServer, uri: str) -> None:
     state = ls.docs.get(uri)
     if state is None or uri not in ls.workspace.text_documents:
         return
+    if state.publish_timer is not None:  # what it would have sent goes now
+        state.publish_timer.cancel()
+        state.publish_timer = None
     doc = ls.workspace.get_text_document(uri)
     editor = ls.settings_for(uri).editor  # the levels of the document's folder
     floor = LEVELS.index(editor.diagnostic_level) if editor.diagnostic_level in LEVELS else 2

@@ -9,7 +9,7 @@ from pygls.workspace import PositionCodec
 from ...lang import UnsupportedLanguage, language_for
 from ..marks import Edit, apply_edit
 from ..server import DocumentState, QualmServer
-from .diagnostics import publish
+from .diagnostics import publish, publish_after_pause
 
 
 def _offset(lines: list[str], codec: PositionCodec, pos: types.Position) -> int:
@@ -54,10 +54,14 @@ def register(server: QualmServer) -> None:
                 state.marks = []
                 state.text = change.text
         took = state.take_pending()  # a rewrite from a marked token that the user took
-        if had_marks or took or state.assessments:  # an assessment's suspect line goes when its function changes
+        if took:  # the user took a rewrite: its marks are new, show them now
             publish(ls, uri)
+        elif had_marks or state.assessments:  # marks moved; an assessment's suspect line goes when its function changes
+            publish_after_pause(ls, uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def on_close(ls: QualmServer, params: types.DidCloseTextDocumentParams) -> None:
-        ls.docs.pop(params.text_document.uri, None)
+        state = ls.docs.pop(params.text_document.uri, None)
+        if state is not None and state.publish_timer is not None:
+            state.publish_timer.cancel()
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=params.text_document.uri, diagnostics=[]))
