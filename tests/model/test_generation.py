@@ -194,6 +194,7 @@ def test_a_batch_takes_the_opening_it_shares_with_the_function_just_scored_from_
     # the answers are those of a batch that evaluated it (the greedy one the same text).
     from qualm.engine.solutions import solution_jobs
     from qualm.lang import PYTHON
+    from qualm.model.llama_cpp_backend import _Context
     from qualm.settings import Settings
 
     problem = humaneval[SHORT]
@@ -201,10 +202,10 @@ def test_a_batch_takes_the_opening_it_shares_with_the_function_just_scored_from_
     jobs = [(p, replace(o, max_tokens=48)) for p, o in solution_jobs(fn.problem_description, Settings().with_overrides(functional={"n_solutions": 2}), PYTHON)]
     assert all(o.reuse_cache for _, o in jobs)
     fresh = backend.generate_batch([(p, replace(o, reuse_cache=False)) for p, o in jobs])
-    multi = backend._multi_context(len(jobs))
+    assert backend._multi is None  # the batch's context (its KV cache) goes with the batch
     copied: list[tuple] = []
-    original = multi.copy_range
-    monkeypatch.setattr(multi, "copy_range", lambda *args: (copied.append(args), original(*args)))
+    original = _Context.copy_range  # on the class: each batch makes its context anew
+    monkeypatch.setattr(_Context, "copy_range", lambda self, *args: (copied.append(args), original(self, *args)))
     backend.score(prompts.code_generation(fn.problem_description), fn.source)
     lent = backend.generate_batch(jobs)
     scored_prompt = backend.tokenize(backend.render_prompt(prompts.code_generation(fn.problem_description)), add_special=False, parse_special=True)
