@@ -368,6 +368,8 @@ class Soak:
                 return
             # the user goes on typing meanwhile: the completion must not wait for the assessment
             await self.type_line(f)
+            if not task.done():  # and reads a hover or two: every run measures hovers while assessing
+                await self.hovers(f, 3)
             await task
             await self.fix(f, line)
         finally:

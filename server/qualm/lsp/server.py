@@ -35,6 +35,7 @@ from ..lang import FunctionSource, ImportRoots, Language
 from ..model import CancelToken, ModelBackend, ModelUnreachable, load_model
 from ..model.file_stamp import FileStamp, changed_model_message
 from ..settings import Settings, SettingsError
+from .heap import release_free_memory
 from .marks import Mark
 from .protocol import STATUS
 from .protocol_io import AnsweringProtocol
@@ -229,9 +230,13 @@ class QualmServer(LanguageServer):
 
         future.add_done_callback(done)
 
-    async def run_model(self, fn: Callable[[ModelBackend, CancelToken], Any], key: str | None = None, cancel: CancelToken | None = None, urgent: bool = False) -> Any:
+    async def run_model(
+        self, fn: Callable[[ModelBackend, CancelToken], Any], key: str | None = None, cancel: CancelToken | None = None, urgent: bool = False, large: bool = False
+    ) -> Any:
         """Run model work on the worker; cancelling the awaiting task cancels the work. ``urgent``
-        (someone watches the cursor): before other work, and at a long job's checkpoints (worker.py)."""
+        (someone watches the cursor): before other work, and at a long job's checkpoints (worker.py).
+        ``large`` (a scoring pass, an assessment): the heap's freed pages go back to the system
+        after it, on the worker (qualm.lsp.heap)."""
         if self.backend is None and self.state != "loading":
             raise ModelUnavailable(f"the model is not ready ({self.state}: {self.state_message})")
 
@@ -242,7 +247,11 @@ class QualmServer(LanguageServer):
             if backend is None:
                 raise ModelUnavailable(f"the model is not ready ({self.state}: {self.state_message})")
             self._check_model_file(backend, loop)
-            return fn(backend, token)
+            try:
+                return fn(backend, token)
+            finally:
+                if large:
+                    release_free_memory()
 
         future, token = self.worker.submit(job, key=key, cancel=cancel, urgent=urgent)
         if self.state == "ready":

@@ -70,7 +70,7 @@ def register(server: QualmServer) -> None:
         except (SourceError, UnknownDocument) as exc:
             raise _error(exc) from exc
         settings = ls.settings_for(uri)
-        result = await ls.run_model(lambda backend, token: engine.score_document(backend, document, settings, cancel=token), key=f"score:{uri}")
+        result = await ls.run_model(lambda backend, token: engine.score_document(backend, document, settings, cancel=token), key=f"score:{uri}", large=True)
         state = ls.docs.get(uri)
         if state is None or state.text != document.text:
             return {"stale": True}  # edited (or closed) while scoring: these offsets no longer fit
@@ -107,7 +107,7 @@ async def _assess(ls: QualmServer, uri: str, fn: FunctionSource, progress: str |
     settings, calibration, samples, roots = ls.settings_for(uri), ls.calibration, ls.samples, ls.import_roots(uri)
     try:
         a = await ls.run_model(
-            lambda backend, token: engine.assess_function(backend, fn, settings, calibration, on_progress, token, samples, roots), key=f"assess:{uri}:{fn.name}", cancel=cancel,
+            lambda backend, token: engine.assess_function(backend, fn, settings, calibration, on_progress, token, samples, roots), key=f"assess:{uri}:{fn.name}", cancel=cancel, large=True,
         )
     except AssessmentCancelled:
         _end_progress(ls, progress, "cancelled")
