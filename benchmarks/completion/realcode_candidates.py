@@ -554,13 +554,15 @@ def check_npm(name: str, work: Path) -> dict:
                 package_json = {}
             break
     licence = npm_licence(package_json)
-    lines = source_lines("npm", members)
-    row |= {"licence": licence, "licence_field": package_json.get("license"), "repository": repository_of(package_json), "summary": package_json.get("description") or "",
-            "lines": lines.lines, "files": lines.files, "js_ts_files": lines.ecosystem_files}  # fmt: skip
+    js_ts = sum(1 for member, _ in members if language_of(member) in ("javascript", "typescript"))
+    row |= {"licence": licence, "licence_field": package_json.get("license"), "repository": repository_of(package_json), "summary": package_json.get("description") or "", "js_ts_files": js_ts}
+    # the cheap verdicts first: a tarball of thousands of files is not parsed file by file for nothing
     if licence is None:
         return {**row, "result": "licence missing or not permissive"}
-    if lines.ecosystem_files > MAX_JS_FILES:
-        return {**row, "result": f"tarball of more than {MAX_JS_FILES} JS/TS files ({lines.ecosystem_files})"}
+    if js_ts > MAX_JS_FILES:
+        return {**row, "result": f"tarball of more than {MAX_JS_FILES} JS/TS files ({js_ts})"}
+    lines = source_lines("npm", members)
+    row |= {"lines": lines.lines, "files": lines.files}
     verdict = lines_verdict(lines)
     if verdict is not None:
         return {**row, "result": verdict}
