@@ -552,6 +552,8 @@ def check_npm(name: str, work: Path) -> dict:
         return {**row, "result": f"npm pack failed: {(done.stderr.strip().splitlines() or ['?'])[-1][:200]}"}
     packed = json.loads(done.stdout)[0]
     path = folder / packed["filename"]
+    if not path.is_file():  # npm's JSON masks what looks like a secret in the name (a UUID: ***)
+        path = max(folder.glob("*.tgz"), key=lambda p: p.stat().st_mtime)
     data = path.read_bytes()
     row |= {"packed": True, "version": packed["version"], "archive": path.name, "url": tarball_url(name, packed["version"]), "sha256": sha256_of(data), "size": len(data)}
     members = members_of(path.name, data)
