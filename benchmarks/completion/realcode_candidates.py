@@ -50,7 +50,7 @@ import sys
 import tarfile
 import time
 import urllib.request
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -178,27 +178,21 @@ class NpmRow:
     summary: str
 
 
-def read_pypi(path: Path = PYPI_TSV) -> list[PypiRow]:
-    rows = []
+def _tsv_cells(path: Path, width: int) -> Iterator[list[str]]:
+    """Each data row of a library list (its header skipped), padded to ``width`` cells."""
     with path.open(encoding="utf-8", errors="replace") as f:
         next(f)
         for line in f:
             cells = line.rstrip("\n").split("\t")
-            cells += [""] * (5 - len(cells))
-            rows.append(PypiRow(cells[0], cells[1], cells[2], cells[4].strip()))
-    return rows
+            yield cells + [""] * (width - len(cells))
+
+
+def read_pypi(path: Path = PYPI_TSV) -> list[PypiRow]:
+    return [PypiRow(c[0], c[1], c[2], c[4].strip()) for c in _tsv_cells(path, 5)]
 
 
 def read_npm(path: Path = NPM_TSV) -> list[NpmRow]:
-    rows = []
-    with path.open(encoding="utf-8", errors="replace") as f:
-        next(f)
-        for line in f:
-            cells = line.rstrip("\n").split("\t")
-            cells += [""] * (4 - len(cells))
-            downloads = int(cells[2]) if cells[2].strip().isdigit() else None
-            rows.append(NpmRow(cells[0], cells[1], downloads, cells[3].strip()))
-    return rows
+    return [NpmRow(c[0], c[1], int(c[2]) if c[2].strip().isdigit() else None, c[3].strip()) for c in _tsv_cells(path, 4)]
 
 
 def normalize(name: str) -> str:

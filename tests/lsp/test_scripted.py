@@ -59,6 +59,16 @@ def line_col(text: str, offset: int) -> tuple[int, int]:
     return before.count("\n"), len(before) - (before.rfind("\n") + 1)
 
 
+async def complete_and_accept_at_end(s: Session):
+    """DOC opened, a completion at its end, taken whole (version 2) and reported: its result."""
+    s.open(DOC, URI)
+    end = line_col(DOC, len(DOC))
+    result = await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": URI}, "position": {"line": end[0], "character": end[1]}})
+    s.change(2, end, end, result.text, URI)
+    s.client.protocol.notify("qualm/accepted", {"textDocument": {"uri": URI}, "text": result.text, "range": {"start": {"line": end[0], "character": end[1]}}})
+    return result
+
+
 def test_handshake_status_and_unsupported_documents(script):
     async def scenario(s: Session):
         await s.start(options(script))
@@ -124,11 +134,7 @@ def test_typing_in_a_marked_document_publishes_its_marks_once_typing_pauses(scri
     # last keystroke left them.
     async def scenario(s: Session):
         await s.start(options(script, editor={"diagnostic_level": "low", "highlight_level": "low"}))
-        s.open(DOC, URI)
-        end = line_col(DOC, len(DOC))
-        result = await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": URI}, "position": {"line": end[0], "character": end[1]}})
-        s.change(2, end, end, result.text, URI)
-        s.client.protocol.notify("qualm/accepted", {"textDocument": {"uri": URI}, "text": result.text, "range": {"start": {"line": end[0], "character": end[1]}}})
+        await complete_and_accept_at_end(s)
         await s.wait_for(lambda: s.marks.get(URI, {}).get("version") == 2, "marks for the completion")
         before = [m["range"]["start"] for m in s.marks[URI]["marks"]]
         typed = "# typed key by key\n"
@@ -257,11 +263,7 @@ def test_a_null_where_a_value_is_required_is_refused_by_name(script):
 def test_calm_highlights_by_default_and_neighbours_as_one_span_with_one_hover(script):
     async def scenario(s: Session):
         await s.start(options(script, editor={"diagnostic_level": "low", "highlight_level": "low"}))
-        s.open(DOC, URI)
-        end = line_col(DOC, len(DOC))
-        result = await s.client.protocol.send_request_async("qualm/complete", {"textDocument": {"uri": URI}, "position": {"line": end[0], "character": end[1]}})
-        s.change(2, end, end, result.text, URI)
-        s.client.protocol.notify("qualm/accepted", {"textDocument": {"uri": URI}, "text": result.text, "range": {"start": {"line": end[0], "character": end[1]}}})
+        result = await complete_and_accept_at_end(s)
         await s.wait_for(lambda: URI in s.marks, "marks for the completion")
         marks = s.marks[URI]["marks"]
         # " * 2": the high " *" and the low " 2" side by side are one span
