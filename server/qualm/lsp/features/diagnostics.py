@@ -79,7 +79,7 @@ def suspect_diagnostics(ls: QualmServer, uri: str) -> list[types.Diagnostic]:
     """At each assessed function's suspect token (qualm.signals.suspicion), while the function is
     the one that was assessed: the line to read first."""
     state = ls.docs[uri]
-    if not state.assessments:  # publish runs on every change of a marked document: nothing to do here
+    if not state.assessments:  # publish runs after each pause in typing in a marked document: nothing to do here
         return []
     try:
         doc, document = ls.document(uri)
