@@ -14,7 +14,8 @@ pair's two functions share the plans and tests). Every result is kept in a JSONL
 
 Prints, per signal, the AUROC of the uncertainty for "this function fails" over all functions of
 the split (0.5: chance), and the share of pairs whose mutant got the higher uncertainty (ties half).
-Tune on ``--split tune``; ``--split holdout`` is for the final figures only. ``--split test
+Tune on ``--split tune``; ``--split holdout`` is for the final figures only. ``--pairs FILE``
+reads another pairs file of the split (``undecided_pairs.py --split tune``); ``--split test
 --pairs FILE`` measures a test set (``build_mutants.py --test-split``) in its order; ``--until
 HH:MM`` (UTC) starts no new pair after that time (a rule's deadline).
 """
@@ -73,7 +74,7 @@ def report(rows: list[dict], results: dict[tuple[str, str], dict], pass_model: P
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--split", choices=("tune", "holdout", "test"), default="tune")
-    ap.add_argument("--pairs", type=Path, default=None, help="--split test: the test set's pairs file")
+    ap.add_argument("--pairs", type=Path, default=None, help="the pairs file (needed with --split test; default for the others: benchmarks/data/mutant-pairs.jsonl)")
     ap.add_argument("--until", default=None, help="HH:MM UTC: start no new pair after it")
     ap.add_argument("--axes", choices=("lexical", "all"), default="lexical")
     ap.add_argument("--limit", type=int, default=None, help="the first N pairs of the split")
@@ -82,6 +83,7 @@ def main() -> None:
     ap.add_argument("--pairs-of", type=Path, default=None, help="only the pairs a results file holds (to measure them again)")
     ap.add_argument("--using-definitions", action="store_true", help="only pairs whose function uses another definition of its file (a helper, a class, a constant)")
     ap.add_argument("--n-gpu-layers", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=None, help="the model's threads (default: every core)")
     ap.add_argument("--model", default=None, help="model path or name (default: the settings' model)")
     ap.add_argument("--seed", type=int, default=None, help="generation seed (default: the settings'): the same pairs drawn again, to see how far a figure moves between draws")
     args = ap.parse_args()
@@ -90,14 +92,15 @@ def main() -> None:
             ap.error("--split test needs --pairs (a file of build_mutants.py --test-split)")
         rows = read_test_pairs(args.pairs)[:: args.stride][: args.limit]
     else:
-        rows = read_pairs(DATA, args.split, args.stride, args.limit)
+        rows = read_pairs(args.pairs or DATA, args.split, args.stride, args.limit)
     if args.pairs_of is not None:
         wanted = {pair_id for pair_id, _ in read_results(args.pairs_of)}
         rows = [r for r in rows if r["pair_id"] in wanted]
     if args.using_definitions:
         rows = [r for r in rows if PYTHON.find_function(prepared(r["original"], r), r["entry_point"]).support_names]
     cache = args.cache or OUT / f"assess-quality-{args.split}-{args.axes}.jsonl"
-    settings = Settings().with_overrides(model={"n_gpu_layers": args.n_gpu_layers} | ({"path": args.model} if args.model else {}))
+    model = {"n_gpu_layers": args.n_gpu_layers} | ({"path": args.model} if args.model else {}) | ({"n_threads": args.threads} if args.threads else {})
+    settings = Settings().with_overrides(model=model)
     if args.seed is not None:
         settings = settings.with_overrides(generation={"seed": args.seed})
     backend = load_model(settings.model)

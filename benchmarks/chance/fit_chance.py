@@ -187,6 +187,8 @@ def fit_inputs(args: argparse.Namespace) -> FitInputs:
         holdout_extra=(*base.holdout_extra, *(args.holdout_extra or [])),
         tune_generated=(*base.tune_generated, *(args.tune_generated or [])),
         tune_generated_extra=(*base.tune_generated_extra, *(args.tune_generated_extra or [])),
+        tune_undecided_pairs=args.tune_undecided_pairs or base.tune_undecided_pairs,
+        tune_undecided=(*base.tune_undecided, *(args.tune_undecided or [])),
     )
 
 
@@ -202,8 +204,11 @@ def main() -> None:
     ap.add_argument("--holdout-extra", type=Path, action="append")
     ap.add_argument("--tune-generated", type=Path, action="append", help="the model's greedy code of tune problems with every signal (benchmarks/chance/generated_chance.py; several: each): fitted on with the tune pairs")
     ap.add_argument("--tune-generated-extra", type=Path, action="append", help="signals measured later for that code, by task_id (docstring_examples.py --generated-out)")
+    ap.add_argument("--tune-undecided-pairs", type=Path, default=None, help="tune pairs that no docstring example decides (undecided_pairs.py --split tune): judged on apart")
+    ap.add_argument("--tune-undecided", type=Path, action="append", help="the full runs of those pairs (assess_quality.py --split tune --pairs)")
     ap.add_argument("--model-key", default=None, help="the shipped calibration file to rewrite (default: the manifest's, else the default model's)")
     ap.add_argument("--write", action="store_true", help="write the model's calibration file")
+    ap.add_argument("--pass-model-only", action="store_true", help="with --write: replace only the shipped file's pass model, keeping its percentile reference")
     ap.add_argument("--plot", type=Path, default=None, help="the reliability diagram (PNG) of the holdout split")
     ap.add_argument("--generated", type=Path, default=None, help="an evaluation cache folder (<cache>/<model key>/<settings key>/mbpp): the model's greedy solutions of MBPP 11-510 with their official labels")
     args = ap.parse_args()
@@ -234,20 +239,32 @@ def main() -> None:
     for cv in choose_features(tune, CANDIDATE_FEATURES)[1]:
         print(f"  {', '.join(cv.features):80} {cv.logloss:8.4f} {cv.logloss_se:6.4f} {cv.auroc or float('nan'):6.3f} {cv.brier:6.3f} {cv.ece:6.3f}")
 
+    undecided_tune = inputs.undecided()
+    if undecided_tune:
+        print(f"\ntune pairs that no docstring example decides ({os.path.relpath(inputs.tune_undecided_pairs)}): {describe_split(undecided_tune, 'tune')}")
+        for name in ("lexical.all.blended_surprisal", "departure_suspect", "departure_fix_gain", *OTHER_SIGNALS):
+            auc, n = auroc_fails(undecided_tune, [e.signals.get(name) for e in undecided_tune])
+            print(f"  {name:36} {auc if auc is not None else float('nan'):.3f}  ({n} functions)")
+
+    kinds = ["pairs"] + (["code"] if generated_tune else []) + (["undecided"] if undecided_tune else [])
     print("\nchains of fits (the first whose signals all have a value gives the chance), 5-fold cross-validation by problem")
-    print(f"over the tune pairs{' and the greedy code together, log-loss and AUROC on each kind' if generated_tune else ''}:")
-    print(f"  {'chain':62} {'pairs':>6} {'AUROC':>6} {'code':>6} {'AUROC':>6} {'mean':>6} {'± SE':>6} {'above the lowest ± SE (paired)':>31}")
-    levels, chains = choose_chain([*tune, *generated_tune])
+    print(f"over {', '.join(kinds)} together, log-loss and AUROC on each kind, judged by their mean:")
+    print(f"  {'chain':62} {'pairs':>6} {'AUROC':>6} {'code':>6} {'AUROC':>6} {'undec.':>6} {'AUROC':>6} {'mean':>6} {'± SE':>6} {'above the lowest ± SE (paired)':>31}")
+    levels, chains = choose_chain([*tune, *generated_tune, *undecided_tune])
     lowest = min(chains, key=lambda cv: cv.logloss)
+    nan = float("nan")
     for cv in chains:
-        own = cv.generated
+        own, und = cv.generated, cv.undecided
         gap, gap_se = cv.worse_than(lowest)
-        print(f"  {cv.describe():62} {cv.pairs.logloss:6.3f} {cv.pairs.auroc or float('nan'):6.3f} {own.logloss if own else float('nan'):6.3f} {(own.auroc if own else None) or float('nan'):6.3f} {cv.logloss:6.3f} {cv.logloss_se:6.3f} {gap:+21.3f} ± {gap_se:.3f}")
+        print(
+            f"  {cv.describe():62} {cv.pairs.logloss:6.3f} {cv.pairs.auroc or nan:6.3f} {own.logloss if own else nan:6.3f} {(own.auroc if own else None) or nan:6.3f}"
+            f" {und.logloss if und else nan:6.3f} {(und.auroc if und else None) or nan:6.3f} {cv.logloss:6.3f} {cv.logloss_se:6.3f} {gap:+21.3f} ± {gap_se:.3f}"
+        )
     chosen = next(cv for cv in chains if cv.levels == levels)
     print(f"  chosen (the fewest signals among the chains above the lowest mean log-loss by at most one standard error of the paired difference, then the lowest): {chosen.describe()}")
 
     old = Calibration.load(SHIPPED_DIR / f"{inputs.model_key}.json")
-    cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, levels, generated_tune)
+    cal, quality = pairs_calibration(old.model, old.model_sha256, settings, tune, holdout, levels, generated_tune, undecided_tune)
     model = cal.pass_model
     print("\nfitted on the whole tune split:")
     for link in model.chain():
@@ -291,7 +308,7 @@ def main() -> None:
 
     if args.write:
         path = SHIPPED_DIR / f"{inputs.model_key}.json"
-        cal.save(path)
+        (replace(old, pass_model=cal.pass_model) if args.pass_model_only else cal).save(path)
         print(f"\nwrote {path}")
 
 

@@ -1,8 +1,16 @@
-"""A test set of right/wrong pairs that the docstring's examples do not decide (issue 55, part 4):
-each wrong function fails the hidden tests, and either passes every example its docstring gives or
-its docstring gives none.
+"""Right/wrong pairs that the docstring's examples do not decide (issue 55, part 4): each wrong
+function fails the hidden tests, and either passes every example its docstring gives or its
+docstring gives none.
 
     .venv/bin/python -m benchmarks.chance.undecided_pairs --pairs 45 --out results/chance-undecided/test-pairs.jsonl
+    .venv/bin/python -m benchmarks.chance.undecided_pairs --split tune --pairs 60 --seed 20261130 --out results/chance-undecided-2/tune-pairs.jsonl
+
+``--split tune`` draws from the tune side of the calibration problems instead (HumanEval and MBPP
+511-974 whose ``split_of`` is "tune"; split "tune", read by ``assess_quality.py --split tune
+--pairs``), so that a fit can be judged on such pairs apart; their ``pair_id`` ends in
+``#undecided`` so that it never meets a pair of ``benchmarks/data/mutant-pairs.jsonl`` in a results
+file. HumanEval states its examples as ``>>>`` lines, not as MBPP does, so a HumanEval problem gives
+a pair only where a mutant passes them. What follows describes the test split (the default).
 
 Problems: MBPP 11-510 (the evaluation's test split) that no file under results/ or benchmarks/data/
 names but the paper replication's records and ``FREE_LIST`` (the localization experiment's list of
@@ -28,8 +36,9 @@ from pathlib import Path
 
 from benchmarks.assessment.repair import named_problems
 from benchmarks.common.paths import ROOT
-from qualm.evaluation.datasets import mbpp
-from qualm.evaluation.mutants import LOCALIZATION_KINDS, pairs_for_problem, rows
+from qualm.evaluation.datasets import humaneval, mbpp
+from qualm.evaluation.mutants import LOCALIZATION_KINDS, pairs_for_problem, rows, split_of
+from qualm.evaluation.problems import Problem
 from qualm.fitting.pairs import prepared
 from qualm.lang import PYTHON
 from qualm.settings import Settings
@@ -62,31 +71,46 @@ def without_example(row: dict) -> dict | None:
     return out if not docstring_examples(PYTHON.docstring(fn.source, short), short) else None
 
 
+def test_problems() -> list[Problem]:
+    """MBPP 11-510 problems named by no result file but the replication's records and ``FREE_LIST``."""
+    named = named_problems(ROOT, skip=(FREE_LIST,))
+    free = [p for p in mbpp(split="test") if int(p.task_id.rsplit("/", 1)[-1]) not in named]
+    print(f"{len(free)} MBPP 11-510 problems named by no result file but the replication's records", file=sys.stderr)
+    return free
+
+
+def tune_problems() -> list[Problem]:
+    """The tune side of the calibration problems: HumanEval and MBPP 511-974 whose ``split_of`` is "tune"."""
+    found = [p for p in (*humaneval(), *mbpp(split="calibration")) if split_of(p.task_id) == "tune"]
+    print(f"{len(found)} tune problems (HumanEval and MBPP 511-974)", file=sys.stderr)
+    return found
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--pairs", type=int, required=True)
+    ap.add_argument("--split", choices=("test", "tune"), default="test")
+    ap.add_argument("--seed", type=int, default=ORDER_SEED, help="the problems' order and the mutants' draw")
     ap.add_argument("--out", type=Path, required=True)
     args = ap.parse_args()
-    named = named_problems(ROOT, skip=(FREE_LIST,))
-    problems = {int(p.task_id.rsplit("/", 1)[-1]): p for p in mbpp(split="test")}
-    free = sorted(n for n in problems if n not in named)
-    random.Random(ORDER_SEED).shuffle(free)
+    test_split = args.split == "test"
+    problems = sorted(test_problems() if test_split else tune_problems(), key=lambda p: (p.dataset, int(p.task_id.rsplit("/", 1)[-1])))
+    random.Random(args.seed).shuffle(problems)
     f = Settings().functional
     config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
     out: list[dict] = []
-    print(f"{len(free)} MBPP 11-510 problems named by no result file but the replication's records", file=sys.stderr)
-    for i, n in enumerate(free):
+    for i, problem in enumerate(problems):
         if len(out) >= args.pairs:
             break
-        result = pairs_for_problem(problems[n], per_problem=len(LOCALIZATION_KINDS), kinds=LOCALIZATION_KINDS, seed=ORDER_SEED, budget_s=60.0, test_split=True)
-        made = list(rows([result]))
+        result = pairs_for_problem(problem, per_problem=len(LOCALIZATION_KINDS), kinds=LOCALIZATION_KINDS, seed=args.seed, budget_s=60.0, test_split=test_split)
+        made = [r if test_split else {**r, "pair_id": f"{r['pair_id']}#undecided"} for r in rows([result])]
         kept = next(({**r, "condition": "examples pass"} for r in made if passes_examples(r, config)), None)
         if kept is None and made:
             kept = without_example(made[0])
         if kept is not None:
             out.append(kept)
         what = f"kept {kept['kind']} ({kept['condition']})" if kept else "none kept"
-        print(f"{i + 1} MBPP/{n}: {len(made)} failing mutants, {what} ({len(out)}/{args.pairs})", file=sys.stderr, flush=True)
+        print(f"{i + 1} {problem.task_id}: {len(made)} failing mutants, {what} ({len(out)}/{args.pairs})", file=sys.stderr, flush=True)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in out))
     conditions = {c: sum(r["condition"] == c for r in out) for c in ("examples pass", "no example")}

@@ -289,6 +289,37 @@ def test_two_chains_are_compared_on_the_same_functions():
     assert gap == pytest.approx((0.05 + 0.1) / 2) and se == pytest.approx((0.05**2 + 0.1**2) ** 0.5 / 2)
 
 
+def test_pairs_that_no_example_decides_are_a_kind_judged_apart():
+    """A chain is judged by the mean of its kinds' log-losses: pairs that no docstring example
+    decides weigh as much as the many the examples decide, however few they are."""
+    from qualm.fitting.chain import ChainValidation, CrossValidation, choose_chain, describe_functions
+
+    def cv(losses):
+        return CrossValidation(("x",), sum(losses) / len(losses), None, 0.0, 0.0, 0.1, tuple(losses))
+
+    three = ChainValidation((("x",),), cv([0.1, 0.3]), cv([0.2, 0.2]), cv([0.9, 0.7]))
+    assert three.logloss == pytest.approx((0.2 + 0.2 + 0.8) / 3)
+    assert three.logloss_se == pytest.approx((3 * 0.1**2) ** 0.5 / 3)
+    gap, _ = three.worse_than(ChainValidation((("x",),), cv([0.1, 0.3]), cv([0.2, 0.2]), cv([0.3, 0.1])))
+    assert gap == pytest.approx((0 + 0 + 0.6) / 3)
+    # the examples decide the ordinary pairs (a wrong function fails them); the undecided pairs'
+    # wrong functions pass them, and only the surprisal tells
+    decided = [
+        Example(f"HumanEval/{i}", {"examples_failed": f, "lexical.all.blended_surprisal": s}, passed)
+        for i, (f, s, passed) in enumerate([(0.0, 9.0, True), (0.0, 11.0, True), (1.0, 10.0, False), (1.0, 12.0, False)] * 6)
+    ]
+    undecided = [
+        Example(f"MBPP/{600 + i}", {"examples_failed": 0.0, "lexical.all.blended_surprisal": s}, passed, undecided=True)
+        for i, (s, passed) in enumerate([(8.0, True), (9.0, True), (15.0, False), (16.0, False)] * 4)
+    ]
+    assert {e.kind for e in decided + undecided} == {"pairs", "undecided"}
+    candidates = [(("examples_failed",),), (("examples_failed", "lexical.all.blended_surprisal"),)]
+    levels, scored = choose_chain([*decided, *undecided], candidates)
+    assert all(c.undecided is not None and len(c.undecided.losses) == len(undecided) for c in scored)
+    assert levels == candidates[1]  # the examples alone cannot tell the undecided pairs apart
+    assert "16 of pairs that no docstring example decides" in describe_functions([*decided, *undecided], "tune")
+
+
 def test_a_fit_that_serves_few_functions_is_kept_when_it_helps_them():
     """The docstring's examples serve a few functions: against the noise of every function's loss
     their gain is inside one standard error, against the paired difference it is not."""

@@ -80,3 +80,25 @@ def test_the_greedy_code_may_come_in_one_file_or_several(tmp_path):
     path.write_text(json.dumps({"tune": ["a.jsonl"], "tune_generated": ["g1.jsonl", "gone.jsonl"]}))
     with pytest.raises(FileNotFoundError, match="gone.jsonl"):
         FitInputs.read(path)
+
+
+def test_undecided_pairs_come_with_their_pairs_file(tmp_path):
+    def pair(pair_id: str, task_id: str) -> str:
+        return json.dumps({"pair_id": pair_id, "task_id": task_id, "split": "tune"}) + "\n"
+
+    def result(pair_id: str, side: str) -> str:
+        return json.dumps({"pair_id": pair_id, "side": side, "values": {"functional": 0.0}}) + "\n"
+
+    (tmp_path / "a.jsonl").write_text("")
+    (tmp_path / "u-pairs.jsonl").write_text(pair("MBPP/600#operator#undecided", "MBPP/600") + pair("MBPP/601#constant#undecided", "MBPP/601"))
+    # the second pair's mutant was not measured: the pair is left out
+    (tmp_path / "u.jsonl").write_text(result("MBPP/600#operator#undecided", "original") + result("MBPP/600#operator#undecided", "mutant") + result("MBPP/601#constant#undecided", "original"))
+    path = tmp_path / "fit-inputs.json"
+    path.write_text(json.dumps({"tune": ["a.jsonl"], "tune_undecided_pairs": "u-pairs.jsonl", "tune_undecided": ["u.jsonl"]}))
+    got = FitInputs.read(path).undecided()
+    assert [(e.task_id, e.passed, e.kind) for e in got] == [("MBPP/600", True, "undecided"), ("MBPP/600", False, "undecided")]
+    path.write_text(json.dumps({"tune": ["a.jsonl"], "tune_undecided": ["u.jsonl"]}))
+    with pytest.raises(ValueError, match="go together"):
+        FitInputs.read(path)
+    path.write_text(json.dumps({"tune": ["a.jsonl"]}))
+    assert FitInputs.read(path).undecided() == []

@@ -3,7 +3,8 @@ and fitted on the right/wrong pairs, and the calibration file made from them.
 
 The chain is chosen among ``CHAIN_CANDIDATES`` by cross-validation on the tune split (folds by
 problem, the fewest signals within one standard error of the lowest log-loss; with the model's
-greedy code of tune problems beside the pairs, the mean of the two kinds' log-losses), fitted on the
+greedy code of tune problems or pairs that the docstring's examples do not decide beside the pairs,
+the mean of the kinds' log-losses, each kind weighing the same), fitted on the
 whole tune split, and its AUROC, Brier score and ECE are measured on the holdout split
 (``qualm.fitting.validation``); the tune split's raw scores per axis become the percentile reference.
 """
@@ -195,9 +196,11 @@ def one_standard_error_choice(scored: Sequence[CrossValidation]) -> CrossValidat
 
 def describe_functions(examples: Sequence[Example], name: str) -> str:
     """What a fit of the chain saw, in words: how many functions of each kind."""
-    pairs = [e for e in examples if not e.generated]
-    own = len(examples) - len(pairs)
-    text = f"{len(examples)} functions of the {name} split: {len(pairs)} of right/wrong pairs"
+    pairs = sum(e.kind == "pairs" for e in examples)
+    own = sum(e.generated for e in examples)
+    undecided = sum(e.undecided for e in examples)
+    text = f"{len(examples)} functions of the {name} split: {pairs} of right/wrong pairs"
+    text += f", {undecided} of pairs that no docstring example decides" if undecided else ""
     return text + (f" and {own} greedy solutions of the model" if own else "")
 
 
@@ -219,19 +222,23 @@ def fit_chain(examples: Sequence[Example], levels: Sequence[Sequence[str]], name
 @dataclass(frozen=True)
 class ChainValidation:
     levels: tuple[tuple[str, ...], ...]
-    pairs: CrossValidation  # on the right/wrong pairs' functions
+    pairs: CrossValidation  # on the right/wrong pairs' functions (those the examples decide, mostly)
     generated: CrossValidation | None  # on the model's greedy code (None: none given)
+    undecided: CrossValidation | None = None  # on pairs the docstring's examples do not decide (None: none given)
+
+    @property
+    def kinds(self) -> tuple[CrossValidation, ...]:
+        return tuple(cv for cv in (self.pairs, self.generated, self.undecided) if cv is not None)
 
     @property
     def logloss(self) -> float:
-        """The mean of the two kinds' log-losses: code a person edited and code the model wrote weigh the same."""
-        return self.pairs.logloss if self.generated is None else (self.pairs.logloss + self.generated.logloss) / 2
+        """The mean of the kinds' log-losses: code a person edited, code the model wrote and pairs
+        that no example decides weigh the same, however many functions each has."""
+        return sum(cv.logloss for cv in self.kinds) / len(self.kinds)
 
     @property
     def logloss_se(self) -> float:
-        if self.generated is None:
-            return self.pairs.logloss_se
-        return math.sqrt(self.pairs.logloss_se**2 + self.generated.logloss_se**2) / 2
+        return math.sqrt(sum(cv.logloss_se**2 for cv in self.kinds)) / len(self.kinds)
 
     @property
     def signals(self) -> int:
@@ -248,22 +255,30 @@ class ChainValidation:
         kinds = [(self.pairs.losses, other.pairs.losses)]
         if self.generated is not None and other.generated is not None:
             kinds.append((self.generated.losses, other.generated.losses))
+        if self.undecided is not None and other.undecided is not None:
+            kinds.append((self.undecided.losses, other.undecided.losses))
         stats = [mean_and_se([a - b for a, b in zip(mine, theirs)]) for mine, theirs in kinds]
         return sum(m for m, _ in stats) / len(stats), math.sqrt(sum(se**2 for _, se in stats)) / len(stats)
 
 
 def cross_validate_chain(examples: Sequence[Example], levels: Sequence[Sequence[str]], k: int = 5) -> ChainValidation:
-    """The chain cross-validated by problem over both kinds of function together (a problem's pair
+    """The chain cross-validated by problem over every kind of function together (a problem's pairs
     and its greedy code share a fold), measured on each kind apart."""
     chances = cross_validated_chances(examples, lambda train: fit_chain(train, levels, "cross-validation"), k)
     key = tuple(tuple(level) for level in levels)
-    kind = {own: ([e for e in examples if e.generated == own], [p for e, p in zip(examples, chances) if e.generated == own]) for own in (False, True)}
-    own_examples, own_chances = kind[True]
-    return ChainValidation(key, validation(*kind[False], key[0]), validation(own_examples, own_chances, key[0]) if own_examples else None)
+
+    def of(kind: str) -> CrossValidation | None:
+        mine = [(e, p) for e, p in zip(examples, chances) if e.kind == kind]
+        return validation([e for e, _ in mine], [p for _, p in mine], key[0]) if mine else None
+
+    pairs = of("pairs")
+    if pairs is None:
+        raise ValueError("no right/wrong pair among the functions")
+    return ChainValidation(key, pairs, of("generated"), of("undecided"))
 
 
 def choose_chain(examples: Sequence[Example], candidates: Sequence[Sequence[Sequence[str]]] = CHAIN_CANDIDATES) -> tuple[tuple[tuple[str, ...], ...], list[ChainValidation]]:
-    """The one-standard-error rule on the mean of the two kinds' log-losses, paired: among the
+    """The one-standard-error rule on the mean of the kinds' log-losses, paired: among the
     chains whose criterion is above the lowest's by no more than one standard error of their paired
     difference (``ChainValidation.worse_than``), the one with the fewest distinct signals, then the
     lowest. Paired because a fit that serves a third of the functions (the docstring's examples)
@@ -296,12 +311,14 @@ def pairs_calibration(
     holdout: Sequence[Example],
     levels: Sequence[Sequence[str]] | None = None,
     generated: Sequence[Example] = (),
+    undecided: Sequence[Example] = (),
 ) -> tuple[Calibration, HoldoutQuality | None]:
     """The calibration file: the tune split's raw scores as the percentile reference, and the pass
     model, a chain of pattern submodels chosen (``choose_chain``) and fitted (``fit_chain``) on the
-    tune split's pairs and, where given, the model's greedy code of tune problems (``generated``);
+    tune split's pairs and, where given, the model's greedy code of tune problems (``generated``) and
+    tune pairs that no docstring example decides (``undecided``; not in the percentile reference);
     its quality is measured on the holdout split."""
-    fit_on = [*tune, *generated]
+    fit_on = [*tune, *generated, *undecided]
     chosen = tuple(levels) if levels else choose_chain(fit_on)[0]
     model = fit_chain(fit_on, chosen, "tune", calibration_settings(settings))
     model, quality = with_chain_quality(model, holdout)

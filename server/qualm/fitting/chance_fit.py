@@ -38,6 +38,13 @@ class Example:
     signals: Mapping[str, float | None]
     passed: bool
     generated: bool = False  # the model's own greedy code (official label), not a right/wrong pair's function
+    # a right/wrong pair the docstring's examples do not decide (the wrong function passes them, or
+    # the docstring gives none): a kind a chain is judged on apart (qualm.fitting.chain)
+    undecided: bool = False
+
+    @property
+    def kind(self) -> str:
+        return "generated" if self.generated else "undecided" if self.undecided else "pairs"
 
 
 def fit_pass_model(examples: Sequence[Example], features: Sequence[str], fitted_on: str, c: float = 1.0, settings: Mapping | None = None) -> PassModel:

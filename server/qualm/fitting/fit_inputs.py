@@ -10,7 +10,8 @@ and by the test that refits the shipped chance from it, so they cannot drift apa
     {"model_key": "...", "tune": ["a.jsonl", ...], "holdout": [...],
      "tune_lexical": "...", "holdout_lexical": "...", "lexical_replaces": true,
      "tune_extra": [...], "holdout_extra": [...],
-     "tune_generated": "..." or [...], "tune_generated_extra": [...]}
+     "tune_generated": "..." or [...], "tune_generated_extra": [...],
+     "tune_undecided_pairs": "...", "tune_undecided": [...]}
 
 Paths are relative to the manifest's folder. How the files combine (``split_results``,
 ``with_extra``...) is what ``fit_chance.py`` has always done; it lives here so that the test and
@@ -40,6 +41,10 @@ class FitInputs:
     holdout_extra: tuple[Path, ...] = ()
     tune_generated: tuple[Path, ...] = ()  # the model's greedy code of tune problems (one file or several)
     tune_generated_extra: tuple[Path, ...] = ()
+    # tune pairs that no docstring example decides (benchmarks/chance/undecided_pairs.py --split
+    # tune): their pairs file and the full runs of them; a kind the chain is judged on apart
+    tune_undecided_pairs: Path | None = None
+    tune_undecided: tuple[Path, ...] = ()
 
     @classmethod
     def read(cls, path: Path) -> FitInputs:
@@ -68,17 +73,22 @@ class FitInputs:
             holdout_extra=many("holdout_extra"),
             tune_generated=many("tune_generated"),
             tune_generated_extra=many("tune_generated_extra"),
+            tune_undecided_pairs=one("tune_undecided_pairs"),
+            tune_undecided=many("tune_undecided"),
         )
         missing = [str(p) for p in inputs.files() if not p.exists()]
         if missing:
             raise FileNotFoundError(f"{path}: listed but not there: {', '.join(missing)}")
         if not inputs.tune:
             raise ValueError(f"{path}: no tune file")
+        if bool(inputs.tune_undecided) != (inputs.tune_undecided_pairs is not None):
+            raise ValueError(f"{path}: tune_undecided and tune_undecided_pairs go together")
         return inputs
 
     def files(self) -> list[Path]:
-        singles = [self.tune_lexical, self.holdout_lexical]
-        return [*self.tune, *self.holdout, *self.tune_extra, *self.holdout_extra, *self.tune_generated, *self.tune_generated_extra, *(p for p in singles if p is not None)]
+        singles = [self.tune_lexical, self.holdout_lexical, self.tune_undecided_pairs]
+        many = [*self.tune, *self.holdout, *self.tune_extra, *self.holdout_extra, *self.tune_generated, *self.tune_generated_extra, *self.tune_undecided]
+        return [*many, *(p for p in singles if p is not None)]
 
     def tune_pairs(self, pairs_file: Path) -> list[Example]:
         """Both functions of every tune pair the files measure fully."""
@@ -88,6 +98,16 @@ class FitInputs:
         if not self.holdout:
             return []
         return examples_of(read_pairs(pairs_file, "holdout"), with_extra(split_results(self.holdout, self.holdout_lexical, self.lexical_replaces), self.holdout_extra))
+
+    def undecided(self) -> list[Example]:
+        """Both functions of every tune pair that no docstring example decides and that the files
+        measure fully (none: no file)."""
+        if self.tune_undecided_pairs is None:
+            return []
+        results: dict = {}
+        for path in self.tune_undecided:
+            results.update(read_results(path))
+        return examples_of(read_pairs(self.tune_undecided_pairs, "tune"), results, undecided=True)
 
     def generated(self) -> list[Example]:
         """The model's greedy code of tune problems, with its later signals (none: no file)."""

@@ -58,13 +58,14 @@ def read_results(path: Path) -> dict[tuple[str, str], dict]:
     return results
 
 
-def examples_of(rows: Sequence[dict], results: Mapping[tuple[str, str], dict]) -> list[Example]:
-    """Both functions of every fully measured pair: the original passes, the mutant fails."""
+def examples_of(rows: Sequence[dict], results: Mapping[tuple[str, str], dict], undecided: bool = False) -> list[Example]:
+    """Both functions of every fully measured pair: the original passes, the mutant fails.
+    ``undecided``: pairs that the docstring's examples do not decide (``Example.undecided``)."""
     out = []
     for row in rows:
         if all((row["pair_id"], s) in results for s in SIDES):
             for side in SIDES:
-                out.append(Example(row["task_id"], with_derived(results[(row["pair_id"], side)]["values"]), side == "original"))
+                out.append(Example(row["task_id"], with_derived(results[(row["pair_id"], side)]["values"]), side == "original", undecided=undecided))
     return out
 
 
