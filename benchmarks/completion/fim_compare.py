@@ -243,6 +243,12 @@ def heal_of(task: dict) -> str:
 def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
     """Every condition's inserted text, the suffix characters its edit replaces, its rule and tokens.
     ``rescore``: qualm's recorded completion under today's stop rules."""
+    return qualm_conditions(task, row, rescore) | {name: peer_condition(name, task, row) for name in PEERS}
+
+
+def qualm_conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
+    """qualm's two conditions of ``conditions``: its recorded completion ("qualm", under today's
+    stop rules where ``rescore``) and its rules over the stream from the cursor ("qualm-cursor")."""
     q = row["qualm"]
     out: dict[str, dict] = {"qualm": {"text": q["text"], "replaced": 0, "rule": q["end_rule"], "tokens": q["tokens"]}}
     text, rule, tokens = qualm_rules(task, row["cursor"])
@@ -251,7 +257,7 @@ def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
         # recorded when qualm healed the whitespace before the cursor mid-line too; today it heals
         # only a line's indentation, so mid-line its completion is R_cursor under its rules
         out["qualm"] = out["qualm-cursor"]
-        return out | {name: peer_condition(name, task, row) for name in PEERS}
+        return out
     if rescore:
         # today's rules over the recorded completion: exact where they only cut earlier (greedy
         # decoding gives the same tokens up to any cut); a rule that would go further cannot be replayed
@@ -262,7 +268,7 @@ def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
         text, rule, tokens = qualm_rules(task, {"heal": heal, "tokens": replay})
         if text != q["text"] and q["text"].startswith(text):
             out["qualm"] = {"text": text, "replaced": 0, "rule": rule, "tokens": tokens}
-    return out | {name: peer_condition(name, task, row) for name in PEERS}
+    return out
 
 
 def peer_condition(name: str, task: dict, row: dict) -> dict:

@@ -119,20 +119,24 @@ BUCKETS = ("after_decorator", "call_args", "file_end", "method_end_before_method
 # the manifest and the archives
 
 
+@dataclass(frozen=True)
+class Manifest:
+    packages: list[dict]
+    # the split every package belongs to where the manifest says so (the fresh test set of
+    # results/realcode-fresh: all test); None: split by the hash of the names (``splits``)
+    split: str | None
+    # the cap on tasks per package, by ecosystem, where the manifest sets one (the third test set of
+    # results/realcode-third raises npm's, its rules say why); MAX_PER_PACKAGE elsewhere
+    max_per_package: dict[str, int]
+
+
+def read_manifest(path: Path = MANIFEST) -> Manifest:
+    data = json.loads(path.read_text())
+    return Manifest(data["packages"], data.get("split"), data.get("max_per_package", {}))
+
+
 def load_manifest(path: Path = MANIFEST) -> list[dict]:
-    return json.loads(path.read_text())["packages"]
-
-
-def manifest_split(path: Path) -> str | None:
-    """The split every package of a manifest belongs to where it says so (the fresh test set of
-    results/realcode-fresh: all test); None: split by the hash of the names (``splits``)."""
-    return json.loads(path.read_text()).get("split")
-
-
-def manifest_per_package(path: Path) -> dict[str, int]:
-    """A manifest's cap on tasks per package, by ecosystem, where it sets one (the third test set of
-    results/realcode-third raises npm's, its rules say why); MAX_PER_PACKAGE elsewhere."""
-    return json.loads(path.read_text()).get("max_per_package", {})
+    return read_manifest(path).packages
 
 
 def sha256_of(data: bytes) -> str:
@@ -618,11 +622,11 @@ def build(packages: Sequence[dict], cache_dir: Path, out: Path, seed: int = SEED
     building one package with --only gives it the split it has in the whole set)."""
     tasks: list[dict] = []
     stats: Counter = Counter()
-    split = splits(load_manifest(manifest)) if manifest is not None else splits(packages)
-    fixed = manifest_split(manifest) if manifest is not None else None
-    if fixed is not None:
-        split = {name: fixed for name in split}
-    caps = manifest_per_package(manifest) if manifest is not None else {}
+    whole = read_manifest(manifest) if manifest is not None else Manifest(list(packages), None, {})
+    split = splits(whole.packages)
+    if whole.split is not None:
+        split = {name: whole.split for name in split}
+    caps = whole.max_per_package
     for package in packages:
         path = archive_path(cache_dir, package)
         if not path.is_file():

@@ -3,7 +3,7 @@
     .venv/bin/python -m benchmarks.completion.rerun_where --tasks TASKS --rows ROWS --rule repeats-above --label echo --out OUT
 
 A stop rule that only cuts a completion earlier can be replayed over the recorded tokens exactly
-(``fim_compare.conditions``), but a completion it cuts to nothing goes on with the model's second
+(``fim_compare.qualm_conditions``), but a completion it cuts to nothing goes on with the model's second
 choice of first token, which needs the model. This writes, for every row of ROWS, a row of
 condition ``qualm-LABEL``: where today's rules end the recorded completion with RULE, the live
 completion of today's engine; elsewhere the recorded completion as it is. ``fim_compare report
@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from benchmarks.completion.fim_compare import HEAL_POLICY, conditions, live, load_model, load_tasks
+from benchmarks.completion.fim_compare import HEAL_POLICY, live, load_model, load_tasks, qualm_conditions
 from qualm.settings import Settings
 
 
@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> None:
     rows = [json.loads(line) for line in Path(args.rows).read_text().splitlines() if line.strip()]
     rows = [r for r in rows if "own" not in r and "qualm" in r]
     # rows of a `run --variant` have no raw stream, and the replay needs none
-    fires = [r["id"] for r in rows if conditions(tasks[r["id"]], {"cursor": {"heal": "", "tokens": []}, **r})["qualm"]["rule"] == args.rule]
+    fires = [r["id"] for r in rows if qualm_conditions(tasks[r["id"]], {"cursor": {"heal": "", "tokens": []}, **r})["qualm"]["rule"] == args.rule]
     print(f"{args.rule} ends {len(fires)} of {len(rows)} recorded completions: {fires}", file=sys.stderr)
     settings = Settings()
     backend = load_model(settings.model) if fires else None
