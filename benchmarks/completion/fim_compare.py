@@ -21,11 +21,20 @@ other conditions come from R_cursor offline:
 ``run`` appends a row per task (resumes); ``report`` derives every condition, scores it (the real code:
 benchmarks.completion.realcode_metrics; HumanEval: its hidden tests in qualm's sandbox) and prints
 Markdown.
+
+``report`` replays today's stop rules over a row's recorded qualm tokens (so that a rule added after
+a run can be judged on it) unless ``--no-rescore``, or unless the row was recorded under today's
+rules (its ``rules`` fingerprint, ``rules_fingerprint``, is today's): then the recorded completion is
+what the engine does. The replay is not exact for a stream that a streaming rule ended inside a token
+(the recorded tokens are the kept, trimmed ones: HumanEval/15 of the random-span set replays to
+``str(i)`` where the engine wrote ``str(i) for i in range(n + 1)``, results/humaneval-fim-recheck).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
+import hashlib
 import json
 import math
 import sys
@@ -37,6 +46,7 @@ from pathlib import Path
 
 import numpy as np
 
+import qualm
 from benchmarks.completion import infilling, realcode_metrics
 from benchmarks.completion.peers import continue_dev, llama_vscode, tabby
 from benchmarks.completion.peers.common import PeerContext, PeerResult
@@ -125,10 +135,24 @@ def own_stream(backend, name: str, task: dict, settings: Settings) -> dict:
     return {"prefix_ends_at_cursor": task["document"][: task["cursor"]].endswith(prefix), "stop_reason": trace.stop_reason, "tokens": [[r.text, round(r.entropy, 4), round(r.prob, 5)] for r in trace.tokens]}
 
 
+# The sources of the stop rules that ``qualm_rules`` replays: a row recorded while they were as they
+# are now is not replayed.
+RULE_SOURCES = ("engine/completion_end.py", "engine/completion_syntax.py", "engine/placement.py", "model/text_stream.py")
+
+
+@functools.cache
+def rules_fingerprint() -> str:
+    digest = hashlib.sha256()
+    for name in RULE_SOURCES:
+        digest.update((Path(qualm.__file__).parent / name).read_bytes())
+    return digest.hexdigest()[:16]
+
+
 def live(backend, task: dict, settings: Settings) -> dict:
     """qualm's completion as the editor gets it."""
     c = complete(backend, Document(task["document"], task["filename"], language_named(task["language"])), task["cursor"], settings, CompletionOptions())
     return {
+        "rules": rules_fingerprint(),
         "text": c.text,
         "end_rule": c.end_rule,
         "attempts": c.attempts,
@@ -248,8 +272,10 @@ def conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
 
 def qualm_conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, dict]:
     """qualm's two conditions of ``conditions``: its recorded completion ("qualm", under today's
-    stop rules where ``rescore``) and its rules over the stream from the cursor ("qualm-cursor")."""
+    stop rules where ``rescore`` and the row was recorded under others) and its rules over the
+    stream from the cursor ("qualm-cursor")."""
     q = row["qualm"]
+    rescore = rescore and q.get("rules") != rules_fingerprint()
     out: dict[str, dict] = {"qualm": {"text": q["text"], "replaced": 0, "rule": q["end_rule"], "tokens": q["tokens"]}}
     text, rule, tokens = qualm_rules(task, row["cursor"])
     out["qualm-cursor"] = {"text": text, "replaced": 0, "rule": rule, "tokens": tokens}

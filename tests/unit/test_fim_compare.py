@@ -102,3 +102,23 @@ def test_the_best_peer_is_chosen_among_the_own_prompt_conditions_too(tmp_path, c
     out = capsys.readouterr().out
     assert "| llama.vscode-own |" in out
     assert "qualm - best peer (llama.vscode-own) on exact_match: -1.000" in out
+
+
+def test_a_row_recorded_under_today_s_rules_is_not_replayed():
+    """The replay sees only the kept tokens: where a streaming rule ended the stream inside a token
+    (`closes-rest` took `))\n\n\n` down to `)`), the replayed stream ends unfinished and the final
+    syntax rule cuts it back. A row recorded under today's rules is what the engine does."""
+    doc = "def join_up(n):\n    return ' '.join()\n"
+    task = {"id": "t", "group": "p", "document": doc, "cursor": doc.index("join(") + 5, "language": "python", "filename": "join_up.py"}
+    kept = tokens("str", "(i", ")", " for", " i", " in", " range", "(n", " +", " ", "1", ")")
+    row = {
+        "id": "t",
+        "heal": fc.HEAL_POLICY,
+        "qualm": {"text": "str(i) for i in range(n + 1)", "end_rule": "closes-rest", "tokens": kept},
+        "cursor": {"heal": "", "tokens": [*kept[:-1], *tokens("))\n\n\n", "def", " main")]},
+    }
+    assert fc.qualm_conditions(task, row)["qualm-cursor"]["text"] == "str(i) for i in range(n + 1)"
+    assert fc.qualm_conditions(task, row)["qualm"]["text"] == "str(i)"  # replayed: the rules of some other day
+    today = {**row, "qualm": {**row["qualm"], "rules": fc.rules_fingerprint()}}
+    assert fc.qualm_conditions(task, today)["qualm"]["text"] == "str(i) for i in range(n + 1)"
+    assert fc.qualm_conditions(task, row, rescore=False)["qualm"]["text"] == "str(i) for i in range(n + 1)"
