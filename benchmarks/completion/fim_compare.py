@@ -285,8 +285,9 @@ def qualm_conditions(task: dict, row: dict, rescore: bool = True) -> dict[str, d
         out["qualm"] = out["qualm-cursor"]
         return out
     if rescore:
-        # today's rules over the recorded completion: exact where they only cut earlier (greedy
-        # decoding gives the same tokens up to any cut); a rule that would go further cannot be replayed
+        # today's rules over the recorded completion, where they only cut earlier (greedy decoding
+        # gives the same tokens up to any cut); a rule that would go further cannot be replayed, and
+        # a stream a streaming rule ended inside a token replays as unfinished (the module's note)
         # the recorded tokens are placed ones: the healed whitespace the model wrote is trimmed from
         # them, so it is put back in front for the rules, which trim it again
         heal = heal_of(task)

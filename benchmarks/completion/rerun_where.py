@@ -2,8 +2,9 @@
 
     .venv/bin/python -m benchmarks.completion.rerun_where --tasks TASKS --rows ROWS --rule repeats-above --label echo --out OUT
 
-A stop rule that only cuts a completion earlier can be replayed over the recorded tokens exactly
-(``fim_compare.qualm_conditions``), but a completion it cuts to nothing goes on with the model's second
+A stop rule that only cuts a completion earlier can be replayed over the recorded tokens
+(``fim_compare.qualm_conditions``; not exactly where a streaming rule ended the recorded stream
+inside a token, fim_compare's note), but a completion it cuts to nothing goes on with the model's second
 choice of first token, which needs the model. This writes, for every row of ROWS, a row of
 condition ``qualm-LABEL``: where today's rules end the recorded completion with RULE, the live
 completion of today's engine; elsewhere the recorded completion as it is. ``fim_compare report

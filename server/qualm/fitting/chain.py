@@ -252,11 +252,8 @@ class ChainValidation:
         difference, from the two chains' log-losses on the same functions (paired, each kind apart,
         combined as the criterion combines them). Most functions get the same chance from two chains
         that differ in one fit, so the paired difference is far less noisy than either mean."""
-        kinds = [(self.pairs.losses, other.pairs.losses)]
-        if self.generated is not None and other.generated is not None:
-            kinds.append((self.generated.losses, other.generated.losses))
-        if self.undecided is not None and other.undecided is not None:
-            kinds.append((self.undecided.losses, other.undecided.losses))
+        both = zip((self.pairs, self.generated, self.undecided), (other.pairs, other.generated, other.undecided))
+        kinds = [(mine.losses, theirs.losses) for mine, theirs in both if mine is not None and theirs is not None]
         stats = [mean_and_se([a - b for a, b in zip(mine, theirs)]) for mine, theirs in kinds]
         return sum(m for m, _ in stats) / len(stats), math.sqrt(sum(se**2 for _, se in stats)) / len(stats)
 

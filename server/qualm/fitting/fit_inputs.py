@@ -104,10 +104,7 @@ class FitInputs:
         measure fully (none: no file)."""
         if self.tune_undecided_pairs is None:
             return []
-        results: dict = {}
-        for path in self.tune_undecided:
-            results.update(read_results(path))
-        return examples_of(read_pairs(self.tune_undecided_pairs, "tune"), results, undecided=True)
+        return examples_of(read_pairs(self.tune_undecided_pairs, "tune"), split_results(self.tune_undecided, None, False), undecided=True)
 
     def generated(self) -> list[Example]:
         """The model's greedy code of tune problems, with its later signals (none: no file)."""
