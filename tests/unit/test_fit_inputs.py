@@ -1,5 +1,5 @@
 """Each model's fit manifest (``qualm.fitting.fit_inputs``) names the rows its shipped chance of passing was
-fitted on: refitting the shipped chain on them gives the shipped numbers, the tune split holds no
+fitted on (the tune pairs, the model's greedy code and the pairs no docstring example decides): refitting the shipped chain on them gives the shipped numbers, the tune split holds no
 MBPP 11-510 problem and no holdout problem, and a bad manifest stops with a clear message.
 
 Real rows and real fits (scikit-learn), no model: about a second per model."""
@@ -29,7 +29,7 @@ def test_refitting_the_manifest_gives_the_shipped_chance(manifest):
     tune = inputs.tune_pairs(ROOT / PAIRS_FILE)
     generated = inputs.generated()
     assert len(tune) >= 100 and generated
-    refit = fit_chain([*tune, *generated], [link.features for link in shipped.chain()])
+    refit = fit_chain([*tune, *generated, *inputs.undecided()], [link.features for link in shipped.chain()])
     assert [link.features for link in refit.chain()] == [link.features for link in shipped.chain()]
     for mine, theirs in zip(refit.chain(), shipped.chain()):
         assert mine.n_fitted == theirs.n_fitted, mine.features
@@ -43,7 +43,7 @@ def test_refitting_the_manifest_gives_the_shipped_chance(manifest):
 @pytest.mark.parametrize("manifest", MANIFESTS, ids=lambda p: p.parent.name)
 def test_the_tune_split_is_apart_from_the_test_split_and_the_holdout(manifest):
     inputs = FitInputs.read(manifest)
-    tune = {e.task_id for e in [*inputs.tune_pairs(ROOT / PAIRS_FILE), *inputs.generated()]}
+    tune = {e.task_id for e in [*inputs.tune_pairs(ROOT / PAIRS_FILE), *inputs.generated(), *inputs.undecided()]}
     holdout = {e.task_id for e in inputs.holdout_pairs(ROOT / PAIRS_FILE)}
     check_fit_split(sorted(tune))  # raises on MBPP 11-510
     assert holdout and not tune & holdout
