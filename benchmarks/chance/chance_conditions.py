@@ -9,7 +9,8 @@ validation set, it has chosen fits), or a test set's pairs and rows (``build_mut
 file (default: the shipped file of the manifest's or the default model), and of ``--compare``,
 prints per condition the AUROC of 1 - chance for "fails", the Brier score, the ECE (10 bins), the
 mean chance and how many wrong functions get 0.8 or more, each with a 95 % interval from 2,000
-bootstrap resamples of the pairs (seed 0). The conditions:
+bootstrap resamples of the pairs (seed 0), and with ``--compare`` the difference of the two in AUROC
+and Brier, paired (the same resamples for both). The conditions:
 
 - all pairs;
 - the docstring's examples not read (``examples_failed`` removed from both functions: on MBPP the
@@ -93,12 +94,41 @@ def with_intervals(pairs: list[Pair], chance: Callable[[Example], float | None])
             f" · wrong functions at >= 0.8: {point['wrong_high']} of {len(pairs)}")
 
 
+def paired_difference(pairs: list[Pair], first: Callable[[Example], float | None], second: Callable[[Example], float | None]) -> str:
+    """first − second in AUROC and in Brier, each with a 95 % interval from the same resamples of the
+    pairs for both (paired: the pairs' own difficulty cancels)."""
+    if len(pairs) < 2:
+        return f"{len(pairs)} pairs: too few for a figure"
+
+    def delta(ps: list[Pair]) -> dict[str, float]:
+        a, b = figures(ps, first), figures(ps, second)
+        return {k: a[k] - b[k] for k in ("auroc", "brier")} if a and b else {}
+
+    point = delta(pairs)
+    if not point:
+        return f"{len(pairs)} pairs: no chance to rank"
+    rng = np.random.default_rng(0)
+    draws = [delta([pairs[i] for i in rng.integers(0, len(pairs), len(pairs))]) for _ in range(RESAMPLES)]
+
+    def ci(key: str) -> str:
+        values = np.array([d[key] for d in draws if d and not np.isnan(d[key])])
+        lo, hi = np.percentile(values, [2.5, 97.5])
+        return f"{point[key]:+.3f} ({lo:+.3f} to {hi:+.3f})"
+
+    return f"{len(pairs):4d} pairs · AUROC {ci('auroc')} · Brier {ci('brier')}"
+
+
 def report(pairs: list[Pair], models: dict[str, PassModel]) -> list[str]:
     lines = []
     for name, model in models.items():
         lines.append(f"\n{name}:")
         for condition, select in CONDITIONS.items():
             lines.append(f"  {condition:48} {with_intervals(select(pairs), lambda e, m=model: m.probability(e.signals))}")
+    if len(models) == 2:
+        (first, a), (second, b) = models.items()
+        lines.append(f"\n{first} minus {second.removeprefix('for comparison, ')}, paired (the same resamples for both):")
+        for condition, select in CONDITIONS.items():
+            lines.append(f"  {condition:48} {paired_difference(select(pairs), lambda e, m=a: m.probability(e.signals), lambda e, m=b: m.probability(e.signals))}")
     lines.append("\nsingle signals on all pairs (AUROC for 'fails'; functions without the signal left out):")
     functions = [e for p in pairs for e in p]
     for s in SIGNALS:
