@@ -72,6 +72,25 @@ def test_at_a_method_s_end_the_completion_does_not_write_new_methods():
     assert parses_with(end, kept)
 
 
+def test_at_a_method_s_end_a_line_break_then_a_new_method_is_cut_to_nothing():
+    # The real model at a method's end, its indentation healed, began with a line break and wrote
+    # the class's next methods at the class's indentation (the editor's e2e run, 2026-11-30): the
+    # first line it writes already leaves the method, so nothing of it is kept or shown.
+    text = 'class Review:\n    def color(self):\n        if self.ok:\n            return "green"\n        |\n\n    def vote(self):\n        return 0\n'
+    end = at_marker(text)
+    assert end.block.kind == "function" and end.block.floor == 8
+    shown, kept, rule = stream(end, lines("\n    def __init__(self, ok: bool, vote: int):\n        self.ok = ok\n        self.vote = vote\n"))
+    assert kept == "" and rule == "block-end"
+    assert "def" not in shown
+    # the same at a line's end: the model goes on below with the next method
+    shown, kept, rule = stream(at_marker(text.replace('"green"\n        |', '"green"|\n        ')), lines("\n\n    def size(self):\n        return 1\n"))
+    assert kept == "" and rule == "block-end" and "def" not in shown
+    # a line break, then a dedent that stays in the function (the line after a loop) is kept
+    loop = "def total(xs):\n    s = 0\n    for x in xs:\n        s += x\n        |\n\n\ndef mean(xs):\n    return total(xs) / len(xs)\n"
+    _, kept, rule = stream(at_marker(loop), lines("\n    return s\n\n\ndef other():\n    pass\n"))
+    assert kept == "\n    return s" and rule == "block-end"
+
+
 def test_in_a_method_whose_body_is_not_written_yet_the_method_is_the_block():
     text = "class Stack:\n    def push(self, item):\n        |\n\n    def pop(self):\n        return self.items.pop()\n"
     end = at_marker(text)
@@ -290,6 +309,8 @@ def test_python_under_a_header_with_no_body_the_completion_is_its_body_or_nothin
     end = at_marker(text)
     assert end.body_of == 4
     _, kept, rule = stream(end, lines("\n    def peek(self):\n        return self.items[-1] if self.items else None\n"))
+    assert kept == "" and rule == "block-end"  # (its first line leaves the method: cut while it streams)
+    _, kept, rule = stream(end, lines("    def peek(self):\n        return self.items[-1] if self.items else None\n"))
     assert kept == "" and rule == "unclosed"
     _, kept, rule = stream(end, lines("        self.items.append(item)\n"))
     assert kept.strip() == "self.items.append(item)" and rule != "unclosed"

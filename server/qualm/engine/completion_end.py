@@ -24,7 +24,8 @@ which the completion reports as ``end_rule``):
   - ``block-end``: a line outside the completion's brackets is less indented than the block the
     completion is in (the lesser of the first written line's indentation, or the cursor's column,
     and the next line's after the cursor), and never less than the body of the function or class the
-    cursor is in (at a method's end, the next method's indentation is the class body's);
+    cursor is in (at a method's end, the next method's indentation is the class body's), its first
+    line included (after a line break the model may begin at the class's indentation);
   - ``next-definition``: in a class body or at a module's top level, a second definition begins
     (a completion writes one method or one function at a time; a decorator goes with its ``def``);
   - ``decorated``: after a decorator, a line that is not a decorator where the decorated ``def``
@@ -257,8 +258,10 @@ class CompletionEnd:
     def _floor(self, first_indent: int) -> int:
         base = first_indent if self.column == 0 else min(first_indent, self.column)
         floor = base if self.next_indent is None else min(base, self.next_indent)
-        if self.block.floor is not None and base >= self.block.floor:
-            # inside a function or class: never past its body (a method's end is not the class's)
+        if self.block.floor is not None:
+            # inside a function or class: never past its body (a method's end is not the class's);
+            # a first line already below it (after a line break: `\n    def other(self):` from a
+            # method's end) is cut by _lines_cut
             return max(floor, self.block.floor)
         # Indented code never goes on at column 0: when the code after the cursor resumes there (the
         # next function), a line at column 0 would be new top-level code, not the end of this block.
@@ -289,6 +292,8 @@ class CompletionEnd:
                     return EndCut(_trimmed(text, pos), "resumes")  # (beyond the next line's `}`: written before it, it runs on all the same)
                 if floor is None:
                     floor = self._floor(width)
+                    if depth <= 0 and width < floor:
+                        return EndCut(_trimmed(text, pos), "block-end")  # its first line already leaves the function
                 elif depth <= 0 and width < floor and (complete or not self.next_line.startswith(content)):
                     return EndCut(_trimmed(text, pos), "block-end")  # (a line that may yet be the next line waits to be told apart)
                 if depth <= 0 and self._decorated(content, index):

@@ -529,6 +529,17 @@ suite("qualm in a real VS Code", () => {
     editor = await vscode.window.showTextDocument(doc);
   });
 
+  test("at a method's end after a nested block, the real model's completion stays in the method, asked again if need be, and is painted", async () => {
+    // The real model, its indentation healed, began here with a line break and wrote the class's next
+    // methods (2026-11-30): block-end now cuts that to nothing and the completion is asked again from
+    // the cursor, whose streamed text replaces the first (a restart the ghost text must follow).
+    const source = 'class Review:\n    def color(self):\n        if self.ok:\n            return "green"\n        \n\n    def vote(self):\n        return 0\n';
+    const { result, said, after } = await completeAndAccept("review.py", source, new vscode.Position(4, 8));
+    assert.ok(!/^ {0,7}\S/m.test(result.text.split("\n").slice(1).join("\n")), `no line of it leaves the method: ${said}`);
+    assert.equal((after.match(/^ {4}def /gm) ?? []).length, 2, `the class still has its two methods: ${JSON.stringify(after)}`);
+    editor = await vscode.window.showTextDocument(doc);
+  });
+
   test("in a class method with the next method after it, the completion ends with the method: no new method", async () => {
     const source = "class Stack:\n    def __init__(self):\n        self.items = []\n\n    def push(self, item):\n        \n\n    def pop(self):\n        return self.items.pop()\n";
     const { result, said, after } = await completeAndAccept("stack.py", source, new vscode.Position(5, 8));
