@@ -76,18 +76,32 @@ def figures(pairs: list[Pair], chance: Callable[[Example], float | None]) -> dic
     return {"auroc": np.nan if area is None else area, "brier": rel.brier, "ece": rel.ece, "mean": sum(x for x, _ in kept) / len(kept), "wrong_high": wrong_high}
 
 
-def with_intervals(pairs: list[Pair], chance: Callable[[Example], float | None]) -> str:
+def bootstrapped(pairs: list[Pair], statistic: Callable[[list[Pair]], dict[str, float]]) -> tuple[dict[str, float], Callable[[str], tuple[float, float]]] | str:
+    """The statistic's figures on the pairs, and each figure's 95 % interval over RESAMPLES
+    resamples of the pairs (seed 0); where there are none, why."""
     if len(pairs) < 2:
         return f"{len(pairs)} pairs: too few for a figure"
-    point = figures(pairs, chance)
+    point = statistic(pairs)
     if not point:
         return f"{len(pairs)} pairs: no chance to rank"
     rng = np.random.default_rng(0)
-    draws = [figures([pairs[i] for i in rng.integers(0, len(pairs), len(pairs))], chance) for _ in range(RESAMPLES)]
+    draws = [statistic([pairs[i] for i in rng.integers(0, len(pairs), len(pairs))]) for _ in range(RESAMPLES)]
+
+    def interval(key: str) -> tuple[float, float]:
+        lo, hi = np.percentile(np.array([d[key] for d in draws if d and not np.isnan(d[key])]), [2.5, 97.5])
+        return lo, hi
+
+    return point, interval
+
+
+def with_intervals(pairs: list[Pair], chance: Callable[[Example], float | None]) -> str:
+    got = bootstrapped(pairs, lambda ps: figures(ps, chance))
+    if isinstance(got, str):
+        return got
+    point, interval = got
 
     def ci(key: str) -> str:
-        values = np.array([d[key] for d in draws if d and not np.isnan(d[key])])
-        lo, hi = np.percentile(values, [2.5, 97.5])
+        lo, hi = interval(key)
         return f"{point[key]:.3f} ({lo:.3f}-{hi:.3f})"
 
     return (f"{len(pairs):4d} pairs · AUROC {ci('auroc')} · Brier {ci('brier')} · ECE {ci('ece')} · mean chance {point['mean']:.3f} (0.500 pass)"
@@ -97,22 +111,18 @@ def with_intervals(pairs: list[Pair], chance: Callable[[Example], float | None])
 def paired_difference(pairs: list[Pair], first: Callable[[Example], float | None], second: Callable[[Example], float | None]) -> str:
     """first − second in AUROC and in Brier, each with a 95 % interval from the same resamples of the
     pairs for both (paired: the pairs' own difficulty cancels)."""
-    if len(pairs) < 2:
-        return f"{len(pairs)} pairs: too few for a figure"
 
     def delta(ps: list[Pair]) -> dict[str, float]:
         a, b = figures(ps, first), figures(ps, second)
         return {k: a[k] - b[k] for k in ("auroc", "brier")} if a and b else {}
 
-    point = delta(pairs)
-    if not point:
-        return f"{len(pairs)} pairs: no chance to rank"
-    rng = np.random.default_rng(0)
-    draws = [delta([pairs[i] for i in rng.integers(0, len(pairs), len(pairs))]) for _ in range(RESAMPLES)]
+    got = bootstrapped(pairs, delta)
+    if isinstance(got, str):
+        return got
+    point, interval = got
 
     def ci(key: str) -> str:
-        values = np.array([d[key] for d in draws if d and not np.isnan(d[key])])
-        lo, hi = np.percentile(values, [2.5, 97.5])
+        lo, hi = interval(key)
         return f"{point[key]:+.3f} ({lo:+.3f} to {hi:+.3f})"
 
     return f"{len(pairs):4d} pairs · AUROC {ci('auroc')} · Brier {ci('brier')}"

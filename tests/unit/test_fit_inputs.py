@@ -1,5 +1,6 @@
-"""Each model's fit manifest (``qualm.fitting.fit_inputs``) names the rows its shipped chance of passing was
-fitted on (the tune pairs, the model's greedy code and the pairs no docstring example decides): refitting the shipped chain on them gives the shipped numbers, the tune split holds no
+"""Each model's fit manifest (``qualm.fitting.fit_inputs``) names the rows its shipped chance of
+passing was fitted on (the tune pairs, the model's greedy code and the pairs no docstring example
+decides): refitting the shipped chain on them gives the shipped numbers, the tune split holds no
 MBPP 11-510 problem and no holdout problem, and a bad manifest stops with a clear message.
 
 Real rows and real fits (scikit-learn), no model: about a second per model."""
