@@ -9,7 +9,7 @@ validation set, it has chosen fits), or a test set's pairs and rows (``build_mut
 file (default: the shipped file of the manifest's or the default model), and of ``--compare``,
 prints per condition the AUROC of 1 - chance for "fails", the Brier score, the ECE (10 bins), the
 mean chance and how many wrong functions get 0.8 or more, each with a 95 % interval from 2,000
-bootstrap resamples of the pairs (seed 0), and with ``--compare`` the difference of the two in AUROC
+bootstrap resamples of the problems (seed 0; a problem drawn brings all its pairs), and with ``--compare`` the difference of the two in AUROC
 and Brier, paired (the same resamples for both). The conditions:
 
 - all pairs;
@@ -42,6 +42,7 @@ Pair = tuple[Example, Example]  # (right, wrong)
 SIGNALS = (
     "examples_failed", "functional", "functional_weighted", "swap_gain", "lexical.all.blended_surprisal", "lexical.all.top_k_entropy", "algorithmic",
     "differential", "fix_gain", "suspect_unexpected", "departure_fix_gain", "departure_suspect",
+    "consistent_weighted", "consistent_differential",
 )
 
 
@@ -50,6 +51,12 @@ def pairs_of(examples: Sequence[Example]) -> list[Pair]:
     right = {e.task_id: e for e in examples if e.passed}
     wrong = {e.task_id: e for e in examples if not e.passed}
     return [(right[t], wrong[t]) for t in right if t in wrong]
+
+
+def pairs_of_rows(examples: Sequence[Example]) -> list[Pair]:
+    """One pair per measured row (``examples_of`` gives each row's right then wrong function): a
+    problem with two pairs (``undecided_pairs --per-problem 2``) gives both, its right function in each."""
+    return [(examples[i], examples[i + 1]) for i in range(0, len(examples) - 1, 2)]
 
 
 def without_examples(e: Example) -> Example:
@@ -78,14 +85,19 @@ def figures(pairs: list[Pair], chance: Callable[[Example], float | None]) -> dic
 
 def bootstrapped(pairs: list[Pair], statistic: Callable[[list[Pair]], dict[str, float]]) -> tuple[dict[str, float], Callable[[str], tuple[float, float]]] | str:
     """The statistic's figures on the pairs, and each figure's 95 % interval over RESAMPLES
-    resamples of the pairs (seed 0); where there are none, why."""
+    resamples of the problems (seed 0), each drawn problem with all its pairs (with one pair a
+    problem, a resample of the pairs); where there are none, why."""
     if len(pairs) < 2:
         return f"{len(pairs)} pairs: too few for a figure"
     point = statistic(pairs)
     if not point:
         return f"{len(pairs)} pairs: no chance to rank"
+    problems: dict[str, list[Pair]] = {}
+    for pair in pairs:
+        problems.setdefault(pair[0].task_id, []).append(pair)
+    groups = list(problems.values())
     rng = np.random.default_rng(0)
-    draws = [statistic([pairs[i] for i in rng.integers(0, len(pairs), len(pairs))]) for _ in range(RESAMPLES)]
+    draws = [statistic([p for i in rng.integers(0, len(groups), len(groups)) for p in groups[i]]) for _ in range(RESAMPLES)]
 
     def interval(key: str) -> tuple[float, float]:
         lo, hi = np.percentile(np.array([d[key] for d in draws if d and not np.isnan(d[key])]), [2.5, 97.5])
@@ -158,18 +170,19 @@ def main() -> None:
     args = ap.parse_args()
     if args.inputs:
         inputs = FitInputs.read(args.inputs)
-        examples = inputs.holdout_pairs(ROOT / PAIRS_FILE)
+        pairs = pairs_of(inputs.holdout_pairs(ROOT / PAIRS_FILE))
         key, what = inputs.model_key, f"the holdout pairs of {args.inputs} (a validation set: it has chosen fits)"
     elif args.test_pairs and args.test_rows:
         examples = examples_of(read_test_pairs(args.test_pairs), read_results(args.test_rows))
+        pairs = pairs_of_rows(examples)
         key, what = DEFAULT_MODEL.key, f"the test pairs of {args.test_pairs}"
     else:
         ap.error("give --inputs, or --test-pairs with --test-rows")
     models = {f"chance of {args.calibration or 'the shipped calibration'}": Calibration.load(args.calibration or SHIPPED_DIR / f"{key}.json").pass_model}
     if args.compare:
         models[f"for comparison, {args.compare}"] = Calibration.load(args.compare).pass_model
-    pairs = pairs_of(examples)
-    print(f"{what}: {len(pairs)} pairs; intervals: 95 %, {RESAMPLES} bootstrap resamples of the pairs, seed 0")
+    problems = len({r.task_id for r, _ in pairs})
+    print(f"{what}: {len(pairs)} pairs of {problems} problems; intervals: 95 %, {RESAMPLES} bootstrap resamples of the problems, seed 0")
     print("\n".join(report(pairs, models)))
 
 

@@ -71,6 +71,16 @@ def without_example(row: dict) -> dict | None:
     return out if not docstring_examples(PYTHON.docstring(fn.source, short), short) else None
 
 
+def kept_pairs(made: list[dict], per_problem: int, config: SandboxConfig) -> list[dict]:
+    """Up to ``per_problem`` of a problem's failing mutants, in their seeded order: those whose wrong
+    function passes its docstring's examples; where none does, the first ones with the example taken
+    out of the task."""
+    passing = [{**r, "condition": "examples pass"} for r in made if passes_examples(r, config)]
+    if passing:
+        return passing[:per_problem]
+    return [k for r in made[:per_problem] if (k := without_example(r)) is not None]
+
+
 def test_problems() -> list[Problem]:
     """MBPP 11-510 problems named by no result file but the replication's records and ``FREE_LIST``."""
     named = named_problems(ROOT, skip=(FREE_LIST,))
@@ -92,25 +102,28 @@ def main() -> None:
     ap.add_argument("--split", choices=("test", "tune"), default="test")
     ap.add_argument("--seed", type=int, default=ORDER_SEED, help="the problems' order and the mutants' draw")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--per-problem", type=int, default=1, help="pairs a problem may give (the second ones after every problem's first)")
     args = ap.parse_args()
     test_split = args.split == "test"
     problems = sorted(test_problems() if test_split else tune_problems(), key=lambda p: (p.dataset, int(p.task_id.rsplit("/", 1)[-1])))
     random.Random(args.seed).shuffle(problems)
     f = Settings().functional
     config = SandboxConfig(timeout=f.timeout, memory_mb=f.memory_mb, mode=f.sandbox_mode)
+    per = args.per_problem
     out: list[dict] = []
+    later: list[list[dict]] = []  # each problem's pairs after its first, for a second round
     for i, problem in enumerate(problems):
         if len(out) >= args.pairs:
             break
         result = pairs_for_problem(problem, per_problem=len(LOCALIZATION_KINDS), kinds=LOCALIZATION_KINDS, seed=args.seed, budget_s=60.0, test_split=test_split)
         made = [r if test_split else {**r, "pair_id": f"{r['pair_id']}#undecided"} for r in rows([result])]
-        kept = next(({**r, "condition": "examples pass"} for r in made if passes_examples(r, config)), None)
-        if kept is None and made:
-            kept = without_example(made[0])
-        if kept is not None:
-            out.append(kept)
-        what = f"kept {kept['kind']} ({kept['condition']})" if kept else "none kept"
+        kept = kept_pairs(made, per, config)
+        out.extend(kept[:1])
+        later.append(kept[1:])
+        what = "kept " + ", ".join(f"{k['kind']} ({k['condition']})" for k in kept) if kept else "none kept"
         print(f"{i + 1} {problem.task_id}: {len(made)} failing mutants, {what} ({len(out)}/{args.pairs})", file=sys.stderr, flush=True)
+    for more in later:  # every problem has given its first pair: then each its next ones, in the same order
+        out.extend(more[: max(0, args.pairs - len(out))])
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text("".join(json.dumps(r) + "\n" for r in out))
     conditions = {c: sum(r["condition"] == c for r in out) for c in ("examples pass", "no example")}

@@ -55,12 +55,22 @@ MISSING_WHY = {
     "suspect_unexpected": "no code token in the body",
     "departure_fix_gain": "every token is one the model gives at least 1.8 %, or no check ran",
     "departure_suspect": "every token is one the model gives at least 1.8 %",
+    "consistent_weighted": "no solution of the model passes the docstring's examples and a test",
+    "consistent_differential": "the solutions that pass the docstring's examples agree on no varied input",
+    "undecided_weighted": "the code fails a docstring example, or no solution passes them and a test",
+    "undecided_differential": "the code fails a docstring example, or its solutions agree on no varied input",
 }
 
 # The repair's signals enter the chance only for code that departs from the model, as the departure
 # surprisal does: they were measured on the tune pairs (edited code) and not on the model's own
 # greedy code, so a fit on them is not used on code the model could have written itself.
 DEPARTING = {"fix_gain": "departure_fix_gain", "suspect_unexpected": "departure_suspect"}
+
+# The signals of the solutions consistent with the docstring's examples enter the chance only where
+# the examples do not decide (the code passes them all, or the docstring gives none): they were
+# measured on pairs of that kind alone (issue 55, third round), and where the code fails an example
+# the example says more than any solution.
+UNDECIDED = {"consistent_weighted": "undecided_weighted", "consistent_differential": "undecided_differential"}
 
 
 def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]:
@@ -88,6 +98,9 @@ def with_derived(signals: Mapping[str, float | None]) -> dict[str, float | None]
         out[f"lexical.{scope}.departure_surprisal"] = out.get(f"lexical.{scope}.blended_surprisal") if departed[scope] else None
     for raw, gated in DEPARTING.items():
         out[gated] = out.get(raw) if departed["all"] else None
+    failed = signals.get("examples_failed")
+    for raw, gated in UNDECIDED.items():
+        out[gated] = out.get(raw) if failed is None or failed == 0 else None
     return out
 
 
@@ -105,14 +118,17 @@ def signals_of(
     examples_failed: float | None = None,
     fix_gain: float | None = None,
     suspect_unexpected: float | None = None,
+    consistent_weighted: float | None = None,
+    consistent_differential: float | None = None,
 ) -> dict[str, float | None]:
     """Every signal of an assessment by name, each oriented so that larger = more doubt:
     ``lexical.<scope>.<score>`` for the scopes all and code, then the other axes, then the three
     signals of the model's own solutions (``qualm.engine.solutions``), the token swaps'
     (``qualm.signals.swaps``) and the plans' programs' (``qualm.engine.plan_programs``), and the share
     of the docstring's examples the code fails (``qualm.signals.examples``), the share of the checks a
-    likely fix makes pass (``qualm.engine.fix``) and the suspect line's score
-    (``qualm.signals.suspicion``: −log p − H of its least expected token)."""
+    likely fix makes pass (``qualm.engine.fix``), the suspect line's score
+    (``qualm.signals.suspicion``: −log p − H of its least expected token), and the weighted tests and
+    the differential from the solutions that pass the docstring's examples."""
     out: dict[str, float | None] = {}
     for scope in ("all", "code"):
         report = getattr(lexical, scope)
@@ -131,6 +147,8 @@ def signals_of(
     out["examples_failed"] = examples_failed
     out["fix_gain"] = fix_gain
     out["suspect_unexpected"] = suspect_unexpected
+    out["consistent_weighted"] = consistent_weighted
+    out["consistent_differential"] = consistent_differential
     return with_derived(out)
 
 

@@ -398,3 +398,15 @@ def test_a_chain_gets_a_copy_with_more_signals_before_the_fits_it_picks():
     chain = (("a", "b"), ("a",), ("c",))
     assert _before(chain, lambda level: "a" in level, ("x",)) == (("a", "b", "x"), ("a", "b"), ("a", "x"), ("a",), ("c",))
     assert _before(chain, lambda level: False, ("x",)) == chain
+
+
+def test_the_consistent_solutions_signals_count_only_where_the_examples_do_not_decide():
+    from qualm.chance import with_derived
+
+    base = {"consistent_weighted": 0.2, "consistent_differential": 0.5}
+    passes = with_derived({**base, "examples_failed": 0.0})
+    none = with_derived(base)
+    fails = with_derived({**base, "examples_failed": 0.5})
+    assert (passes["undecided_weighted"], passes["undecided_differential"]) == (0.2, 0.5)
+    assert (none["undecided_weighted"], none["undecided_differential"]) == (0.2, 0.5)
+    assert (fails["undecided_weighted"], fails["undecided_differential"]) == (None, None)

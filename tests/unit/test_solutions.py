@@ -151,3 +151,34 @@ def test_the_solutions_are_not_asked_a_varied_call_the_code_did_not_answer(tmp_p
     assert len(asked) == 1  # both solutions are the same text: one run, kept
     assert "add(10, 2)" not in asked[0] and len(asked[0]) == len(calls) - 1
     assert f"on 0 of {len(calls) - 1} varied inputs" in result.differential_note  # the others still compared
+
+
+def test_only_the_solutions_that_pass_the_docstring_s_examples_vote_where_the_examples_do_not_decide(tmp_path):
+    # The code is wrong beyond its example: max(a, b) written as a where a >= 0. It passes the
+    # docstring's example and the model's one test. Of four solutions, two are right and two
+    # answer a - b, which fails the example: all four together seldom agree, and where they do the
+    # code answers as they do; the two that pass the example agree, and the code differs from them
+    # where 0 <= a < b.
+    right, wrong = "    return a if a > b else b\n", "    return a - b\n"
+    script = tmp_path / "s.json"
+    script.write_text(json.dumps({"name": "consistent", "completions": [right, wrong, right, wrong], "plans": ["1. Max."], "tests": "[]"}))
+    settings = Settings().with_overrides(functional={"n_solutions": 4})
+    config = SandboxConfig(timeout=seconds(4.0))
+    program = "def add(a, b):\n    return a if a >= 0 else b\n"
+    tests = ["assert add(5, 2) == 5"]
+    examples = ["assert (add(3, 1)) == (3)"]
+    candidate = run_probes(program, tests, "add", config)
+    result = check_against_solutions(ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config, program=program, examples=examples)
+    # all four agree only where a - b happens to be the larger (add(5, 0)), and there the code does too
+    assert result.consistent == 2 and result.differential == 0.0
+    assert "2 of the model's 4 solutions pass the docstring's examples" in result.consistent_note
+    assert result.consistent_differential is not None and result.consistent_differential > 0
+    assert result.consistent_weighted == 0.0  # the one test: both consistent solutions pass it, so does the code
+    # calls varied from the example's inputs are asked too (add(3, 1) -> add(3, 2), add(3, 0), ...)
+    plain = check_against_solutions(ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config, program=program)
+    # no example: every solution counts, and the signals are those of all the solutions (consistent_rows relies on it)
+    assert plain.consistent == 4 and plain.consistent_differential == plain.differential and plain.consistent_weighted == plain.weighted
+    none_pass = check_against_solutions(
+        ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config, program=program, examples=["assert (add(3, 1)) == (99)"],
+    )
+    assert none_pass.consistent == 0 and none_pass.consistent_differential is None and "none of the model's 4 solutions" in none_pass.consistent_note

@@ -453,6 +453,7 @@ def _solutions_step(c: _Call, s: _Samples, out: _Functional, probes: ProbeReport
         solved = check_against_solutions(
             c.backend, c.problem, c.fn.probe_name, probes, c.settings, c.language, config, c.samples, c.cancel, c.progress, program=c.fn.program,
             jobs=solution_jobs, program_of=program_of, decoded=decoded_solutions,
+            examples=[o.example.test for o in out.examples.outcomes] if out.examples is not None else (),
         )
         out.solved = replace(solved, from_plans=among if solved.solutions else 0)
         _check(c.cancel)
@@ -503,6 +504,8 @@ def _chance_step(c: _Call, calibration: Calibration | None, lex: _Lexical, algo:
         examples.failed if examples is not None else None,
         func.fixed.gain if func.fixed is not None else None,
         suspect_score(c.fn, lex.trace),
+        solved.consistent_weighted if solved is not None else None,
+        solved.consistent_differential if solved is not None else None,
     )
     model = c.backend.info.name
     chance, chance_note = _chance(calibration, signals, model)

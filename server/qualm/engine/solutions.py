@@ -8,12 +8,15 @@ an assessment without solutions, and a calibration can add them to rows measured
 
 Two signals come of them (:mod:`qualm.signals.agreement`): the functional axis with each test
 weighted by how many solutions pass it, and how often the candidate answers as the solutions do.
+Where the docstring gives examples, two more are computed from the solutions that pass them (the
+``consistent`` signals: a solution that fails the author's example is not a witness of what the
+function should do), with calls varied from the examples' own inputs as well as the tests'.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
@@ -58,6 +61,12 @@ class SolutionsResult:
     differential_note: str = "off"
     differences: list[tuple[str, str, str]] = field(default_factory=list)  # (call, the code's answer, the solutions' majority)
     from_plans: int = 0  # how many of the solutions are the sampled plans written as code (functional.solutions_from_plans)
+    # The same two, from the solutions that pass the docstring's examples only (all of them where
+    # it gives none), with calls varied from the examples' inputs too (issue 55, third round).
+    consistent: int | None = None  # solutions that pass every example; None: not checked (no program)
+    consistent_weighted: float | None = None
+    consistent_differential: float | None = None
+    consistent_note: str = "off"
 
     def answers_as(self, whose: str = "they do") -> str:
         """How often the code answers as these programs, in words (the hover, the terminal, the note)."""
@@ -152,6 +161,7 @@ def check_against_solutions(
     label: str = "solutions",
     program_of: Callable[[str], str] | None = None,
     decoded: Decoded | None = None,
+    examples: Sequence[str] = (),
 ) -> SolutionsResult:
     """Decode the model's solutions (or take them from ``samples``), run the candidate's tests on
     each, and compare: ``candidate`` is the candidate's own probe run of the same tests. With
@@ -160,7 +170,9 @@ def check_against_solutions(
     decodes other programs in their place (the plans' programs, :mod:`qualm.engine.plan_programs`),
     named ``label`` in the progress messages. ``program_of`` makes a solution's text a program that
     runs (a method's solution: the method in its class). ``decoded``: the jobs' traces and whether
-    each was reused, where they were decoded already (:func:`decode_together`)."""
+    each was reused, where they were decoded already (:func:`decode_together`). ``examples``: the
+    docstring's examples as ``assert`` statements (:mod:`qualm.signals.examples`); with ``program``,
+    the solutions that pass them all give the ``consistent`` signals."""
     t0 = time.perf_counter()
     cancel = cancel or CancelToken()
     progress = progress or (lambda stage, message: None)
@@ -180,15 +192,21 @@ def check_against_solutions(
     programs = [program_of(text) for text in texts] if program_of is not None else texts  # as they run
     prober = _Prober(backend, function_name, tests, config, samples, cancel)
     varying = program is not None and settings.functional.fuzz_inputs > 0
-    calls = mutated_calls(call_arguments(tests, function_name), function_name, settings.functional.fuzz_inputs, settings.generation.seed) if varying else []
+    n, seed = settings.functional.fuzz_inputs, settings.generation.seed
+    calls = mutated_calls(call_arguments(tests, function_name), function_name, n, seed) if varying else []
+    # the examples' inputs are the author's, in the problem's domain: varied too, after the tests'
+    from_examples = mutated_calls(call_arguments(list(examples), function_name), function_name, n, seed) if varying and examples else []
+    extra = [c for c in from_examples if c not in calls]
     try:
-        mine, varied, runs = _run_programs(prober, programs, program, calls, progress)
+        mine, varied, runs = _run_programs(prober, programs, program, calls + extra, progress)
+        example_runs = _run_examples(prober, programs, list(examples)) if program is not None and examples else []
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
     if cancel.cancelled:
         return SolutionsResult(None, "cancelled", None, "cancelled", reused=sum(reused), seconds=time.perf_counter() - t0)
+    code_answers = mine.outcomes if mine is not None else []
     # no calls: differential says the tests had no literal inputs to vary
-    d = differential(calls, mine.outcomes if mine is not None else [], varied) if varying else None
+    d = differential(calls, code_answers[: len(calls)], [v[: len(calls)] for v in varied]) if varying else None
     outcomes = [r.outcomes for r in runs]
     w = weighted_functional(candidate.outcomes, outcomes)
     a = agreement(candidate.outcomes, outcomes)
@@ -197,7 +215,50 @@ def check_against_solutions(
         for text, t, r, share in zip(texts, traces, runs, a.per_solution)
     ]
     result = SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0)
-    return result if d is None else replace(result, differential=d.uncertainty, differential_note=d.note, differences=d.differences)
+    if d is not None:
+        result = replace(result, differential=d.uncertainty, differential_note=d.note, differences=d.differences)
+    if program is not None:
+        result = replace(result, **_consistent(candidate.outcomes, outcomes, example_runs, calls + extra, code_answers, varied, bool(examples)))
+    return result
+
+
+def consistent_solutions(example_runs: Sequence[ProbeReport], solutions: int) -> list[int]:
+    """The indices of the solutions that pass every docstring example (all of them where there are
+    no example runs): a solution that fails one disagrees with the author, and so is no witness."""
+    if not example_runs:
+        return list(range(solutions))
+    return [i for i, r in enumerate(example_runs) if r.outcomes and all(o.status == "passed" for o in r.outcomes)]
+
+
+def _consistent(
+    candidate: Sequence[ProbeOutcome],
+    outcomes: Sequence[Sequence[ProbeOutcome]],
+    example_runs: Sequence[ProbeReport],
+    calls: Sequence[str],
+    code_answers: Sequence[ProbeOutcome],
+    varied: Sequence[Sequence[ProbeOutcome | None]],
+    has_examples: bool,
+) -> dict:
+    """The weighted tests and the differential from the solutions consistent with the examples."""
+    keep = consistent_solutions(example_runs, len(outcomes))
+    if has_examples and not keep:
+        note = f"unavailable: none of the model's {len(outcomes)} solutions passes the docstring's examples"
+        return {"consistent": 0, "consistent_note": note}
+    w = weighted_functional(candidate, [outcomes[i] for i in keep])
+    d = differential(calls, code_answers, [varied[i] for i in keep if i < len(varied)]) if calls else None
+    whose = f"{len(keep)} of the model's {len(outcomes)} solutions pass the docstring's examples" if has_examples else "the docstring gives no example: every solution counts"
+    return {
+        "consistent": len(keep),
+        "consistent_weighted": w.uncertainty,
+        "consistent_differential": d.uncertainty if d is not None else None,
+        "consistent_note": f"{whose}; {d.note if d is not None else 'no varied inputs'}",
+    }
+
+
+def _run_examples(prober: _Prober, programs: list[str], examples: list[str]) -> list[ProbeReport]:
+    """The docstring's examples on every solution (kept in the ``SampleCache`` with its other runs)."""
+    with ThreadPoolExecutor(max_workers=sandbox_workers(len(programs), default_threads())) as pool:
+        return list(pool.map(lambda text: prober.run(text, examples, "solution-examples"), programs))
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ _BS, _MS = "lexical.all.blended_surprisal", "lexical.all.max_surprisal"
 _E = "examples_failed"
 _DS = "lexical.all.departure_surprisal"
 _DF, _DU, _D = "departure_fix_gain", "departure_suspect", "differential"
+_UW, _UD = "undecided_weighted", "undecided_differential"
 Chain = tuple[tuple[str, ...], ...]
 
 
@@ -86,10 +87,22 @@ def _before(chain: Chain, where: Callable[[tuple[str, ...]], bool], extra: tuple
     return tuple(out)
 
 
+def _with_copies(chain: Chain, where: Callable[[tuple[str, ...]], bool], copy: Callable[[tuple[str, ...]], tuple[str, ...]]) -> Chain:
+    """``chain`` with, before each fit that ``where`` picks, ``copy`` of it (when that differs)."""
+    out: list[tuple[str, ...]] = []
+    for level in chain:
+        if where(level) and (made := copy(level)) != level:
+            out.append(made)
+        out.append(level)
+    return tuple(out)
+
+
 # The chain shipped for the default model from 2026-11-28 (results/chance-refit-2026-11-28).
 _SHIPPED_0_5B: Chain = (
     (_E, _FW, _S, _DS), (_E, _FW, _S), (_E, _FW, _F, _DS), (_E, _FW, _F), (_E, _F), (_FW, _S, _DS), (_FW, _S), (_FW, _F, _DS), (_FW, _F), (_F, _S, _DS), (_F, _S), (_F,), (_E,), (_BS,),
 )
+# The chain shipped from 2026-11-30 (results/chance-undecided-2): the suspect line's score first.
+_SHIPPED_2026_11_30: Chain = _before(_SHIPPED_0_5B, lambda level: _DS in level, (_DU,))
 CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     ((_FW, _S), (_FW,), (_F, _S), (_F,), (_BS,)),
     ((_FW, _S), (_FW, _F), (_F, _S), (_F,), (_BS,)),
@@ -127,6 +140,15 @@ CHAIN_CANDIDATES: tuple[tuple[tuple[str, ...], ...], ...] = (
     _before(_SHIPPED_0_5B, lambda level: _FW in level, (_D,)),
     _before(_before(_SHIPPED_0_5B, lambda level: _FW in level, (_D,)), lambda level: _DS in level, (_DF,)),
     _before(_before(_SHIPPED_0_5B, lambda level: _FW in level, (_D,)), lambda level: _DS in level, (_DF, _DU)),
+    _SHIPPED_2026_11_30,
+    # The solutions that pass the docstring's examples (issue 55, third round), only where the
+    # examples do not decide (qualm.chance.UNDECIDED): before each fit with the suspect line's score,
+    # a copy with their weighted tests, their differential or both, or with their weighted tests in
+    # place of all the solutions'.
+    _before(_SHIPPED_2026_11_30, lambda level: _DU in level, (_UD,)),
+    _before(_SHIPPED_2026_11_30, lambda level: _DU in level, (_UW,)),
+    _before(_SHIPPED_2026_11_30, lambda level: _DU in level, (_UW, _UD)),
+    _with_copies(_SHIPPED_2026_11_30, lambda level: _DU in level, lambda level: tuple(_UW if f == _FW else f for f in level) + (_UD,)),
 )
 MIN_FIT_FUNCTIONS = 8  # fewer functions with a pattern than this: the next fit of the chain takes them
 

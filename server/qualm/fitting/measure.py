@@ -39,6 +39,9 @@ def measure(backend: ModelBackend, settings: Settings, row: dict, side: str, sam
         "axis_seconds": {ax.name: ax.seconds for ax in a.axes()},
         "extra": {k: v for k, v in a.extra.items() if k != "signals"},
     }
+    if a.solutions is not None:
+        # what the solutions' signals rest on, in words (a value of None says only that it is missing)
+        detail["solutions"] = {"differential": a.solutions.differential_note, "consistent": a.solutions.consistent_note}
     return {"pair_id": row["pair_id"], "side": side, "axes": "all", "seconds": time.perf_counter() - t0, "values": a.extra["signals"], "detail": detail}
 
 
