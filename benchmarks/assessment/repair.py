@@ -7,6 +7,7 @@ The rules: results/localization/repair-rules.md.
     .venv/bin/python -m benchmarks.assessment.repair run results/localization/tune-mutants.jsonl --problems 20 --out results/localization/tune-repair.jsonl
     .venv/bin/python -m benchmarks.assessment.repair report results/localization/tune-repair.jsonl --lexical results/localization/tune-lexical.jsonl
     .venv/bin/python -m benchmarks.assessment.repair cost results/localization/tune-mutants.jsonl --out results/localization/tune-cost.jsonl
+    .venv/bin/python -m benchmarks.assessment.repair cost results/localization/tune-mutants.jsonl --off issue-55 --out results/chance-undecided-3/tune-cost.jsonl
 
 ``run`` appends one row a function and condition and resumes; ``report`` prints Markdown.
 """
@@ -49,6 +50,9 @@ REPLICATION_RECORDS = (
 )
 MBPP_NAME = re.compile(r"MBPP/(\d+)")
 FIX_OFF = {"fix_positions": 0, "fix_line": False}
+# What arm A of ``cost`` turns off: the likely fix, or all that issue 55 added to an assessment (the
+# fix and the consistent solutions' signals of the chance's third round).
+COST_OFF = {"fix": FIX_OFF, "issue-55": {**FIX_OFF, "consistent_solutions": False}}
 
 
 def seeded(items: Sequence) -> list:
@@ -195,7 +199,7 @@ def run(args: argparse.Namespace) -> None:
 def cost(args: argparse.Namespace) -> None:
     mutants = read_jsonl(args.mutants)
     base = Settings()
-    arms = {"A": base.with_overrides(functional=FIX_OFF), "B": base}
+    arms = {"A": base.with_overrides(functional=COST_OFF[args.off]), "B": base}
     backend = load_model(base.model)
     calibration = calibration_for(backend.info.identity, base.ensemble)
     done = {(r["pair_id"], r["arm"], r["run"]) for r in read_jsonl(args.out)}
@@ -279,7 +283,7 @@ def report_cost(args: argparse.Namespace) -> None:
         if a and b:
             ratios.append(np.median(b) / np.median(a))
     ma, mb = np.median(by["A"]), np.median(by["B"])
-    print(f"A (fix off): median {ma:.1f} s over {len(by['A'])} runs; B (as shipped): median {mb:.1f} s over {len(by['B'])} runs.")
+    print(f"A (off): median {ma:.1f} s over {len(by['A'])} runs; B (as shipped): median {mb:.1f} s over {len(by['B'])} runs.")
     print(f"Growth median(B)/median(A) - 1: {mb / ma - 1:+.1%}; median per-problem ratio {np.median(ratios):.3f} ({len(ratios)} problems).")
 
 
@@ -300,6 +304,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     c.add_argument("mutants")
     c.add_argument("--out", required=True)
     c.add_argument("--problems", type=int, default=6)
+    c.add_argument("--off", choices=sorted(COST_OFF), default="fix", help="what arm A turns off (B: as shipped)")
     p = sub.add_parser("report")
     p.add_argument("rows")
     p.add_argument("--lexical", nargs="*", default=[])

@@ -151,6 +151,10 @@ class FunctionalSettings:
     # Calls with the tests' literal inputs varied by type, answered by the code and the solutions
     # (qualm.signals.differential); 0 turns it off.
     fuzz_inputs: int = 32
+    # Where the docstring gives examples, the solutions that pass them are the witnesses of the
+    # consistent signals, with calls varied from the examples' inputs too (qualm.engine.solutions;
+    # issue 55, third round). Off: neither is computed (the examples' runs and calls are saved).
+    consistent_solutions: bool = True
     # Token swaps (qualm.signals.swaps): at the body's swap_positions least likely code tokens, the
     # model's swap_alternatives likelier tokens at or above swap_floor, each run on the tests.
     # 0 positions turns it off. Chosen on the tune pairs (README, "Token swaps").

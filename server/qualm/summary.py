@@ -227,7 +227,12 @@ def _solutions(sol: SolutionsResult | None) -> list[Section | None]:
     if sol.differential_note == "off":
         return [solutions]
     varied = Section("varied", "Varied inputs", f" (the tests' inputs changed by type): {sol.differential_note}", _unlike(sol.differences[:5], "the model's solutions"))
-    return [solutions, varied]
+    if not sol.consistent_from_examples:
+        return [solutions, varied]
+    # the solutions that agree with the author's examples: the witnesses where the examples pass
+    text = f" (inputs of the tests and of the docstring's examples, changed by type): {sol.consistent_note}; tests weighted by them: {number(sol.consistent_weighted)}"
+    consistent = Section("consistent", "Solutions that pass the docstring's examples", text, _unlike(sol.consistent_differences[:5], "them"))
+    return [solutions, varied, consistent]
 
 
 def _plan_programs(progs: SolutionsResult | None) -> Section | None:

@@ -44,3 +44,27 @@ def test_a_better_ranking_is_a_positive_auroc_difference_and_a_lower_brier():
 
 def test_too_few_pairs_are_named():
     assert "too few" in paired_difference(pairs(1), by_doubt, coin)
+
+
+def test_a_problem_with_two_pairs_is_resampled_as_one():
+    # Each resample draws problems, not pairs: with every problem giving two identical pairs, the
+    # interval is that of the problems alone; counted as pairs it would be narrower.
+    from benchmarks.chance.chance_conditions import bootstrapped, figures
+
+    once = pairs(12)
+    twice = [p for p in once for _ in range(2)]
+    stat = lambda ps: figures(ps, by_doubt)  # noqa: E731
+    point_once, ci_once = bootstrapped(once, stat)
+    point_twice, ci_twice = bootstrapped(twice, stat)
+    assert point_once["auroc"] == point_twice["auroc"]
+    assert ci_once("auroc") == ci_twice("auroc")
+
+
+def test_each_measured_row_is_a_pair_even_where_a_problem_gives_two():
+    from benchmarks.chance.chance_conditions import pairs_of, pairs_of_rows
+
+    right = Example("MBPP/1", {"doubt": 0.1}, True, False)
+    wrong_a, wrong_b = Example("MBPP/1", {"doubt": 0.5}, False, False), Example("MBPP/1", {"doubt": 0.9}, False, False)
+    examples = [right, wrong_a, right, wrong_b]  # examples_of: each row's right, then its wrong function
+    assert pairs_of_rows(examples) == [(right, wrong_a), (right, wrong_b)]
+    assert len(pairs_of(examples)) == 1  # the holdout's reading: one pair a problem

@@ -147,6 +147,16 @@ def test_the_hover_shows_how_the_model_solutions_weigh_each_test_and_where_they_
     shown = assessment_hover(replace(assessment(0.62), solutions=varied))
     assert "**Varied inputs** (the tests' inputs changed by type): the code answers otherwise than most of the model's solutions on 1 of 4 varied inputs" in shown
     assert "- `f(0)`: this code gives `1`, most of the model's solutions `0`" in shown
+    # the solutions that pass the docstring's examples: said only where it gave examples
+    assert "Solutions that pass the docstring's examples" not in shown
+    consistent = replace(
+        varied, consistent=2, consistent_weighted=0.0, consistent_differential=0.5, consistent_from_examples=True,
+        consistent_note="2 of the model's 4 solutions pass the docstring's examples; the code answers otherwise than most of the model's solutions on 1 of 2 varied inputs",
+        consistent_differences=[("f(3)", "3", "2")],
+    )
+    shown = assessment_hover(replace(assessment(0.62), solutions=consistent))
+    assert "**Solutions that pass the docstring's examples** (inputs of the tests and of the docstring's examples, changed by type): 2 of the model's 4" in shown
+    assert "tests weighted by them: 0.000" in shown and "- `f(3)`: this code gives `3`, most of them `2`" in shown
     # the lens names how many inputs the code answers unlike the solutions (one test, one varied call)
     from qualm.lsp.presentation import lens_title
 

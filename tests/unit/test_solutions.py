@@ -182,3 +182,10 @@ def test_only_the_solutions_that_pass_the_docstring_s_examples_vote_where_the_ex
         ScriptedBackend(script), _problem(), "add", candidate, settings, PYTHON, config, program=program, examples=["assert (add(3, 1)) == (99)"],
     )
     assert none_pass.consistent == 0 and none_pass.consistent_differential is None and "none of the model's 4 solutions" in none_pass.consistent_note
+    # off (functional.consistent_solutions): neither is computed, and the examples are not run
+    off = check_against_solutions(
+        ScriptedBackend(script), _problem(), "add", candidate, settings.with_overrides(functional={"consistent_solutions": False}),
+        PYTHON, config, program=program, examples=examples,
+    )
+    assert off.consistent is None and off.consistent_differential is None and off.consistent_note == "off"
+    assert off.differential == result.differential  # the differential of every solution is the same

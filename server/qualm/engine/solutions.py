@@ -67,6 +67,8 @@ class SolutionsResult:
     consistent_weighted: float | None = None
     consistent_differential: float | None = None
     consistent_note: str = "off"
+    consistent_differences: list[tuple[str, str, str]] = field(default_factory=list)  # (call, the code's answer, their majority)
+    consistent_from_examples: bool = False  # the docstring gave examples: the consistent solutions are a subset
 
     def answers_as(self, whose: str = "they do") -> str:
         """How often the code answers as these programs, in words (the hover, the terminal, the note)."""
@@ -195,11 +197,13 @@ def check_against_solutions(
     n, seed = settings.functional.fuzz_inputs, settings.generation.seed
     calls = mutated_calls(call_arguments(tests, function_name), function_name, n, seed) if varying else []
     # the examples' inputs are the author's, in the problem's domain: varied too, after the tests'
+    consistent = program is not None and settings.functional.consistent_solutions
+    examples = examples if consistent else ()
     from_examples = mutated_calls(call_arguments(list(examples), function_name), function_name, n, seed) if varying and examples else []
     extra = [c for c in from_examples if c not in calls]
     try:
         mine, varied, runs = _run_programs(prober, programs, program, calls + extra, progress)
-        example_runs = _run_examples(prober, programs, list(examples)) if program is not None and examples else []
+        example_runs = _run_examples(prober, programs, list(examples)) if consistent and examples else []
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
     if cancel.cancelled:
@@ -217,7 +221,7 @@ def check_against_solutions(
     result = SolutionsResult(w.uncertainty, w.note, a.uncertainty, a.note, solutions, a.disagreements, w.weights, sum(reused), time.perf_counter() - t0)
     if d is not None:
         result = replace(result, differential=d.uncertainty, differential_note=d.note, differences=d.differences)
-    if program is not None:
+    if consistent:
         result = replace(result, **_consistent(candidate.outcomes, outcomes, example_runs, calls + extra, code_answers, varied, bool(examples)))
     return result
 
@@ -243,7 +247,7 @@ def _consistent(
     keep = consistent_solutions(example_runs, len(outcomes))
     if has_examples and not keep:
         note = f"unavailable: none of the model's {len(outcomes)} solutions passes the docstring's examples"
-        return {"consistent": 0, "consistent_note": note}
+        return {"consistent": 0, "consistent_note": note, "consistent_from_examples": True}
     w = weighted_functional(candidate, [outcomes[i] for i in keep])
     d = differential(calls, code_answers, [varied[i] for i in keep if i < len(varied)]) if calls else None
     whose = f"{len(keep)} of the model's {len(outcomes)} solutions pass the docstring's examples" if has_examples else "the docstring gives no example: every solution counts"
@@ -252,6 +256,8 @@ def _consistent(
         "consistent_weighted": w.uncertainty,
         "consistent_differential": d.uncertainty if d is not None else None,
         "consistent_note": f"{whose}; {d.note if d is not None else 'no varied inputs'}",
+        "consistent_differences": d.differences if d is not None else [],
+        "consistent_from_examples": has_examples,
     }
 
 
