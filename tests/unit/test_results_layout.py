@@ -15,7 +15,7 @@ RESULTS = ROOT / "results"
 # Measurements running while this test was written: each has its rules.md (written before it
 # measured) and gets its README.md, and names its files for good, with its outcome. Remove a folder
 # from here once it has its README.
-UNDER_WAY: set[str] = {"chance-undecided-3"}
+UNDER_WAY: set[str] = set()
 
 # The only code allowed under results/: not scripts but the measured input itself, the hand-written
 # classes `qualm assess` was run on (results/stateful-methods/README.md); renaming them would leave
