@@ -202,8 +202,7 @@ def check_against_solutions(
     from_examples = mutated_calls(call_arguments(list(examples), function_name), function_name, n, seed) if varying and examples else []
     extra = [c for c in from_examples if c not in calls]
     try:
-        mine, varied, runs = _run_programs(prober, programs, program, calls + extra, progress)
-        example_runs = _run_examples(prober, programs, list(examples)) if consistent and examples else []
+        mine, varied, runs, example_runs = _run_programs(prober, programs, program, calls + extra, progress, list(examples))
     except SandboxUnavailable as exc:
         return SolutionsResult(None, f"unavailable: {exc}", None, f"unavailable: {exc}", reused=sum(reused), seconds=time.perf_counter() - t0)
     if cancel.cancelled:
@@ -222,7 +221,7 @@ def check_against_solutions(
     if d is not None:
         result = replace(result, differential=d.uncertainty, differential_note=d.note, differences=d.differences)
     if consistent:
-        result = replace(result, **_consistent(candidate.outcomes, outcomes, example_runs, calls + extra, code_answers, varied, bool(examples)))
+        result = replace(result, **_consistent(candidate.outcomes, outcomes, example_runs, calls + extra, code_answers, varied))
     return result
 
 
@@ -241,9 +240,10 @@ def _consistent(
     calls: Sequence[str],
     code_answers: Sequence[ProbeOutcome],
     varied: Sequence[Sequence[ProbeOutcome | None]],
-    has_examples: bool,
 ) -> dict:
-    """The weighted tests and the differential from the solutions consistent with the examples."""
+    """The weighted tests and the differential from the solutions consistent with the examples
+    (every solution where ``example_runs`` is empty: the docstring gives none)."""
+    has_examples = bool(example_runs)
     keep = consistent_solutions(example_runs, len(outcomes))
     if has_examples and not keep:
         note = f"unavailable: none of the model's {len(outcomes)} solutions passes the docstring's examples"
@@ -259,12 +259,6 @@ def _consistent(
         "consistent_differences": d.differences if d is not None else [],
         "consistent_from_examples": has_examples,
     }
-
-
-def _run_examples(prober: _Prober, programs: list[str], examples: list[str]) -> list[ProbeReport]:
-    """The docstring's examples on every solution (kept in the ``SampleCache`` with its other runs)."""
-    with ThreadPoolExecutor(max_workers=sandbox_workers(len(programs), default_threads())) as pool:
-        return list(pool.map(lambda text: prober.run(text, examples, "solution-examples"), programs))
 
 
 @dataclass(frozen=True)
@@ -301,15 +295,16 @@ class _Prober:
 
 
 def _run_programs(
-    prober: _Prober, programs: list[str], program: str | None, calls: list[str], progress: Progress,
-) -> tuple[ProbeReport | None, list[list[ProbeOutcome | None]], list[ProbeReport]]:
+    prober: _Prober, programs: list[str], program: str | None, calls: list[str], progress: Progress, examples: list[str],
+) -> tuple[ProbeReport | None, list[list[ProbeOutcome | None]], list[ProbeReport], list[ProbeReport]]:
     """The tests on every program, and where there are ``calls``, the code (``program``) and the
     programs on the varied inputs: the code's answers, the programs' answers to the calls it
-    answered, and the programs' test runs."""
+    answered, and the programs' test runs; and where there are ``examples`` (the docstring's, as
+    statements), the programs' runs of them."""
     config = prober.config
     mine: ProbeReport | None = None
     varied: list[list[ProbeOutcome | None]] = []
-    workers = sandbox_workers(len(programs) * (2 if calls else 1) + 1, default_threads())
+    workers = sandbox_workers(len(programs) * (1 + bool(calls) + bool(examples)) + 1, default_threads())
     with ThreadPoolExecutor(max_workers=workers) as pool:
         # Inputs varied past the problem's domain can make programs loop: each program gets an
         # equal share of about twice the per-test limit on two workers, and each call a quarter
@@ -320,6 +315,8 @@ def _run_programs(
         # the code first (not cached: the code changes), beside the solutions' test runs
         code_run = pool.submit(prober.within, program or "", calls, limits, budget) if calls else None
         test_runs = [pool.submit(prober.run, text) for text in programs]
+        # the docstring's examples on every program, kept in the SampleCache with its other runs
+        example_runs = [pool.submit(prober.run, text, examples, "solution-examples") for text in programs] if examples else []
         if code_run is not None:
             progress("functional", f"the code and the model's solutions on {len(calls)} varied inputs")
             mine = code_run.result()
@@ -329,4 +326,4 @@ def _run_programs(
             varied_runs = [pool.submit(prober.run, text, [calls[i] for i in asked], "solution-varied", budget, limits) for text in programs] if asked else []
             varied = [spread(v.result().outcomes, asked, len(calls)) for v in varied_runs]
         runs = [r.result() for r in test_runs]
-    return mine, varied, runs
+    return mine, varied, runs, [r.result() for r in example_runs]
