@@ -28,6 +28,8 @@ export interface Stream {
   result?: CompleteResult;
   error?: string;
   accepted: boolean;
+  /** The text last handed to VS Code as the item: a re-trigger is needed only when the stream has more. */
+  shown: string;
   cancel: vscode.CancellationTokenSource;
   firstText: Promise<void>;
   finished: Promise<void>;
@@ -87,6 +89,7 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
   private items(s: Stream): vscode.InlineCompletionItem[] | undefined {
     const text = s.result?.text ?? s.text;
     if (!text) return undefined;
+    s.shown = text;
     return [
       new vscode.InlineCompletionItem(text, new vscode.Range(s.position, s.position), {
         title: "qualm: completion accepted",
@@ -111,6 +114,7 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
       doubt: null,
       done: false,
       accepted: false,
+      shown: "",
       cancel,
       firstText,
       finished: Promise.resolve(),
@@ -165,6 +169,9 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
       this.retriggerTimer = undefined;
       const editor = vscode.window.activeTextEditor;
       if (s !== this.current || s.accepted || !editor) return;
+      // VS Code already has this text: hiding and asking again would only blink, and a Tab pressed in
+      // that frame would find no suggestion to accept.
+      if (s.shown === (s.result?.text ?? s.text)) return;
       if (editor.document.uri.toString() !== s.uri || editor.document.version !== s.version) return;
       if (!editor.selection.isEmpty || !editor.selection.active.isEqual(s.position)) return;
       // A shown suggestion is not asked for again by trigger alone: hide it, then ask (one frame).

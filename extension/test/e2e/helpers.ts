@@ -67,3 +67,8 @@ export function nextMatching<E>(event: vscode.Event<E>, matches: (e: E) => boole
 /** The end of the completion that `doc` gets at `at` (not of one cancelled or elsewhere), within `ms` (scaled). */
 export const finishedAt = (api: QualmApi, doc: vscode.TextDocument, at: vscode.Position, ms: number): Promise<StreamEvent> =>
   nextMatching(api.onCompletion, (e) => e.kind === "finished" && e.stream.uri === doc.uri.toString() && e.stream.position.isEqual(at), `finished completion at ${at.line}:${at.character}`, ms);
+
+/** Waits until VS Code has been handed the finished completion `s` as its item (the stream's last
+ * re-trigger is over): a commit before that may land in the frame where the old item is hidden. */
+export const handedOver = (s: StreamEvent["stream"], ms = 20000): Promise<true> =>
+  until(() => `VS Code to be handed the finished completion ${JSON.stringify(s.result?.text)} (it has ${JSON.stringify(s.shown)})`, () => (s.result !== undefined && s.shown === s.result.text) || undefined, ms);

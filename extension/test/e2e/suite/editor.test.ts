@@ -8,7 +8,7 @@ import * as vscode from "vscode";
 import type { QualmApi } from "../../../src/extension";
 import type { StreamEvent } from "../../../src/completions";
 import type { PreviewEvent } from "../../../src/regenerate";
-import { askPage, finishedAt, nextMatching, qualmLog, until } from "../helpers";
+import { askPage, finishedAt, handedOver, nextMatching, qualmLog, until } from "../helpers";
 
 const nextEvent = (api: QualmApi, kind: StreamEvent["kind"], ms: number): Promise<StreamEvent> =>
   nextMatching(api.onCompletion, (e) => e.kind === kind, `completion '${kind}' event`, ms);
@@ -77,6 +77,7 @@ suite("qualm in a real VS Code", () => {
     const text = done.stream.result.text;
     assert.ok(text.startsWith(partial), "the stream was a prefix of the final completion");
     // The ghost text on the page (the DOM of the editor), after the last re-trigger.
+    await handedOver(done.stream);
     let lastGhost = "";
     const ghost = await until(() => `ghost text in the editor's DOM equal to ${JSON.stringify(text)} (last seen: ${JSON.stringify(lastGhost)})`, async () => {
       const g = await askPage<string>("ghost");
@@ -497,6 +498,7 @@ suite("qualm in a real VS Code", () => {
       await vscode.commands.executeCommand("workbench.action.revertAndCloseActiveEditor");
       return { result, said, after: source };
     }
+    await handedOver(stream);
     let ghost = "";
     await until(() => `the ghost text ${said} on the page (seen: ${JSON.stringify(ghost)}; the stream's events: ${seen.join(" ")})`, async () => {
       ghost = await askPage<string>("ghost");

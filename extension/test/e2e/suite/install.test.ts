@@ -12,7 +12,7 @@ import * as assert from "node:assert/strict";
 import * as vscode from "vscode";
 import type { ClientStatus } from "../../../src/client";
 import type { QualmApi } from "../../../src/extension";
-import { askPage, finishedAt, qualmLog, until } from "../helpers";
+import { askPage, finishedAt, handedOver, qualmLog, until } from "../helpers";
 
 function hoverText(hovers: vscode.Hover[]): string {
   return hovers.flatMap((h) => h.contents.map((c) => (typeof c === "string" ? c : (c as vscode.MarkdownString).value))).join("\n");
@@ -103,6 +103,7 @@ suite("qualm installed from its .vsix in a clean home", () => {
       const text = done.stream.result?.text ?? "";
       assert.ok(text, `a completion: ${done.stream.error ?? "empty"}`);
       // accepted once it is on the page, as a user accepts what they see
+      await handedOver(done.stream);
       const firstLine = (text.split("\n").find((l) => l.trim()) ?? "").replace(/\s+/g, "");
       await until(`the ghost text ${JSON.stringify(text)} on the page`, async () => (await askPage<string>("ghost")).replace(/\s+/g, "").includes(firstLine) || undefined, 20000);
       const before = doc.getText();
