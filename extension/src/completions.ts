@@ -70,7 +70,7 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
     const s = this.current;
     if (s && !s.accepted && s.uri === document.uri.toString() && s.version === document.version && s.position.isEqual(position)) {
       if (!s.text && !s.done) await race(s.firstText, token);
-      return this.items(s);
+      return this.items(s, token);
     }
     this.cancelCurrent();
     if (!explicit && !(await this.debouncer.wait(token, settings.debounceMs))) return undefined;
@@ -83,13 +83,14 @@ export class InlineCompletions implements vscode.InlineCompletionItemProvider, v
     }
     const stream = this.start(client, document, position);
     await race(stream.firstText, token);
-    return this.items(stream);
+    return this.items(stream, token);
   }
 
-  private items(s: Stream): vscode.InlineCompletionItem[] | undefined {
+  private items(s: Stream, token: vscode.CancellationToken): vscode.InlineCompletionItem[] | undefined {
     const text = s.result?.text ?? s.text;
     if (!text) return undefined;
-    s.shown = text;
+    // a cancelled call's items are dropped by VS Code: they were not handed over
+    if (!token.isCancellationRequested) s.shown = text;
     return [
       new vscode.InlineCompletionItem(text, new vscode.Range(s.position, s.position), {
         title: "qualm: completion accepted",
