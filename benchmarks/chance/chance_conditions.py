@@ -83,6 +83,26 @@ def figures(pairs: list[Pair], chance: Callable[[Example], float | None]) -> dic
     return {"auroc": np.nan if area is None else area, "brier": rel.brier, "ece": rel.ece, "mean": sum(x for x, _ in kept) / len(kept), "wrong_high": wrong_high}
 
 
+def problem_resamples(problems: Sequence[str]) -> list[list[int]]:
+    """RESAMPLES resamples of the problems (seed 0) of items whose problems are `problems`: each a
+    list of item indices, a drawn problem bringing all its items in their order."""
+    by_problem: dict[str, list[int]] = {}
+    for i, problem in enumerate(problems):
+        by_problem.setdefault(problem, []).append(i)
+    groups = list(by_problem.values())
+    rng = np.random.default_rng(0)
+    return [[i for g in rng.integers(0, len(groups), len(groups)) for i in groups[g]] for _ in range(RESAMPLES)]
+
+
+def interval95(values: Sequence[float]) -> tuple[float, float]:
+    """The 2.5th and 97.5th percentiles of the values that are numbers (NaN where none is)."""
+    kept = np.array([v for v in values if not np.isnan(v)])
+    if not len(kept):
+        return float("nan"), float("nan")
+    lo, hi = np.percentile(kept, [2.5, 97.5])
+    return float(lo), float(hi)
+
+
 def bootstrapped(pairs: list[Pair], statistic: Callable[[list[Pair]], dict[str, float]]) -> tuple[dict[str, float], Callable[[str], tuple[float, float]]] | str:
     """The statistic's figures on the pairs, and each figure's 95 % interval over RESAMPLES
     resamples of the problems (seed 0), each drawn problem with all its pairs (with one pair a
@@ -92,18 +112,8 @@ def bootstrapped(pairs: list[Pair], statistic: Callable[[list[Pair]], dict[str, 
     point = statistic(pairs)
     if not point:
         return f"{len(pairs)} pairs: no chance to rank"
-    problems: dict[str, list[Pair]] = {}
-    for pair in pairs:
-        problems.setdefault(pair[0].task_id, []).append(pair)
-    groups = list(problems.values())
-    rng = np.random.default_rng(0)
-    draws = [statistic([p for i in rng.integers(0, len(groups), len(groups)) for p in groups[i]]) for _ in range(RESAMPLES)]
-
-    def interval(key: str) -> tuple[float, float]:
-        lo, hi = np.percentile(np.array([d[key] for d in draws if d and not np.isnan(d[key])]), [2.5, 97.5])
-        return lo, hi
-
-    return point, interval
+    draws = [statistic([pairs[i] for i in drawn]) for drawn in problem_resamples([p[0].task_id for p in pairs])]
+    return point, lambda key: interval95([d[key] for d in draws if d])
 
 
 def with_intervals(pairs: list[Pair], chance: Callable[[Example], float | None]) -> str:

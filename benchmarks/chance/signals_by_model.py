@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.chance.chance_conditions import RESAMPLES, SIGNALS
+from benchmarks.chance.chance_conditions import RESAMPLES, SIGNALS, interval95, problem_resamples
 from qualm.calibration_file import SHIPPED_DIR, Calibration
 from qualm.evaluation.metrics import auroc
 from qualm.fitting.chance_fit import Example
@@ -57,29 +57,10 @@ def area(functions: Sequence[Example], score: Score, chosen: Sequence[int]) -> f
     return float("nan") if got is None else got
 
 
-def draws(functions: Sequence[Example]) -> list[list[int]]:
-    """RESAMPLES resamples of the problems (seed 0), each a list of function indices: a drawn problem
-    brings all its functions."""
-    by_problem: dict[str, list[int]] = {}
-    for i, e in enumerate(functions):
-        by_problem.setdefault(e.task_id, []).append(i)
-    groups = list(by_problem.values())
-    rng = np.random.default_rng(0)
-    return [[i for g in rng.integers(0, len(groups), len(groups)) for i in groups[g]] for _ in range(RESAMPLES)]
-
-
-def interval(values: Sequence[float]) -> tuple[float, float]:
-    kept = np.array([v for v in values if not np.isnan(v)])
-    if not len(kept):
-        return float("nan"), float("nan")
-    lo, hi = np.percentile(kept, [2.5, 97.5])
-    return float(lo), float(hi)
-
-
 def compared(models: Sequence[Measured], scores: dict[str, dict[str, Score]]) -> list[str]:
     """For each score: its AUROC with each model and, with two, the paired difference (second minus first)."""
     every = list(range(len(models[0].functions)))
-    resamples = draws(models[0].functions)
+    resamples = problem_resamples([e.task_id for e in models[0].functions])
     lines = []
     for what in scores:
         cells = []
@@ -88,12 +69,12 @@ def compared(models: Sequence[Measured], scores: dict[str, dict[str, Score]]) ->
             score = scores[what][m.name]
             per_draw.append([area(m.functions, score, d) for d in resamples])
             n = sum(score(e) is not None for e in m.functions)
-            lo, hi = interval(per_draw[-1])
+            lo, hi = interval95(per_draw[-1])
             cells.append(f"{m.name} {area(m.functions, score, every):.3f} ({lo:.3f}-{hi:.3f}; {n:3d})")
         if len(models) == 2:
             a, b = models
             point = area(b.functions, scores[what][b.name], every) - area(a.functions, scores[what][a.name], every)
-            lo, hi = interval([y - x for x, y in zip(*per_draw)])
+            lo, hi = interval95([y - x for x, y in zip(*per_draw)])
             cells.append(f"{b.name} minus {a.name} {point:+.3f} ({lo:+.3f} to {hi:+.3f})")
         lines.append(f"  {what:32} " + " · ".join(cells))
     return lines
